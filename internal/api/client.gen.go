@@ -486,8 +486,8 @@ type HttpRequestDoer interface {
 	Do(req *http.Request) (*http.Response, error)
 }
 
-// Client which conforms to the OpenAPI3 specification for this service.
-type Client struct {
+// RawClient which conforms to the OpenAPI3 specification for this service.
+type RawClient struct {
 	// The endpoint of the server conforming to this interface, with scheme,
 	// https://api.deepmap.com for example. This can contain a path relative
 	// to the server, such as https://api.deepmap.com/dev-test, and all the
@@ -504,12 +504,12 @@ type Client struct {
 }
 
 // ClientOption allows setting custom parameters during construction
-type ClientOption func(*Client) error
+type ClientOption func(*RawClient) error
 
-// Creates a new Client, with reasonable defaults
-func NewClient(server string, opts ...ClientOption) (*Client, error) {
+// Creates a new RawClient, with reasonable defaults
+func NewClient(server string, opts ...ClientOption) (*RawClient, error) {
 	// create a client with sane default values
-	client := Client{
+	client := RawClient{
 		Server: server,
 	}
 	// mutate client and add all optional params
@@ -532,7 +532,7 @@ func NewClient(server string, opts ...ClientOption) (*Client, error) {
 // WithHTTPClient allows overriding the default Doer, which is
 // automatically created using http.Client. This is useful for tests.
 func WithHTTPClient(doer HttpRequestDoer) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.Client = doer
 		return nil
 	}
@@ -541,7 +541,7 @@ func WithHTTPClient(doer HttpRequestDoer) ClientOption {
 // WithRequestEditorFn allows setting up a callback function, which will be
 // called right before sending the request. This can be used to mutate the request.
 func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		c.RequestEditors = append(c.RequestEditors, fn)
 		return nil
 	}
@@ -857,7 +857,7 @@ type ClientInterface interface {
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /analytics/identify (the `Identify` operationId).
-func (c *Client) IdentifyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) IdentifyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIdentifyRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
@@ -874,7 +874,7 @@ func (c *Client) IdentifyWithBody(ctx context.Context, contentType string, body 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /analytics/identify (the `Identify` operationId).
-func (c *Client) Identify(ctx context.Context, body IdentifyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) Identify(ctx context.Context, body IdentifyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIdentifyRequest(c.Server, body)
 	if err != nil {
 		return nil, err
@@ -891,7 +891,7 @@ func (c *Client) Identify(ctx context.Context, body IdentifyJSONRequestBody, req
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /analytics/track (the `Track` operationId).
-func (c *Client) TrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) TrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTrackRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
@@ -908,7 +908,7 @@ func (c *Client) TrackWithBody(ctx context.Context, contentType string, body io.
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /analytics/track (the `Track` operationId).
-func (c *Client) Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTrackRequest(c.Server, body)
 	if err != nil {
 		return nil, err
@@ -923,7 +923,7 @@ func (c *Client) Track(ctx context.Context, body TrackJSONRequestBody, reqEditor
 // ListServices List All Services
 //
 // Corresponds with GET /projects/{project_id}/services (the `ListServices` operationId).
-func (c *Client) ListServices(ctx context.Context, projectID ProjectID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListServices(ctx context.Context, projectID ProjectID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListServicesRequest(c.Server, projectID)
 	if err != nil {
 		return nil, err
@@ -940,7 +940,7 @@ func (c *Client) ListServices(ctx context.Context, projectID ProjectID, reqEdito
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services (the `CreateService` operationId).
-func (c *Client) CreateServiceWithBody(ctx context.Context, projectID ProjectID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateServiceWithBody(ctx context.Context, projectID ProjectID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateServiceRequestWithBody(c.Server, projectID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -957,7 +957,7 @@ func (c *Client) CreateServiceWithBody(ctx context.Context, projectID ProjectID,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services (the `CreateService` operationId).
-func (c *Client) CreateService(ctx context.Context, projectID ProjectID, body CreateServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateService(ctx context.Context, projectID ProjectID, body CreateServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateServiceRequest(c.Server, projectID, body)
 	if err != nil {
 		return nil, err
@@ -972,7 +972,7 @@ func (c *Client) CreateService(ctx context.Context, projectID ProjectID, body Cr
 // DeleteService Delete a Service
 //
 // Corresponds with DELETE /projects/{project_id}/services/{service_id} (the `DeleteService` operationId).
-func (c *Client) DeleteService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DeleteService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteServiceRequest(c.Server, projectID, serviceID)
 	if err != nil {
 		return nil, err
@@ -987,7 +987,7 @@ func (c *Client) DeleteService(ctx context.Context, projectID ProjectID, service
 // GetService Get a Service
 //
 // Corresponds with GET /projects/{project_id}/services/{service_id} (the `GetService` operationId).
-func (c *Client) GetService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetServiceRequest(c.Server, projectID, serviceID)
 	if err != nil {
 		return nil, err
@@ -1004,7 +1004,7 @@ func (c *Client) GetService(ctx context.Context, projectID ProjectID, serviceID 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/attachToVPC (the `AttachServiceToVPC` operationId).
-func (c *Client) AttachServiceToVPCWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) AttachServiceToVPCWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAttachServiceToVPCRequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1021,7 +1021,7 @@ func (c *Client) AttachServiceToVPCWithBody(ctx context.Context, projectID Proje
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/attachToVPC (the `AttachServiceToVPC` operationId).
-func (c *Client) AttachServiceToVPC(ctx context.Context, projectID ProjectID, serviceID ServiceID, body AttachServiceToVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) AttachServiceToVPC(ctx context.Context, projectID ProjectID, serviceID ServiceID, body AttachServiceToVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAttachServiceToVPCRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1038,7 +1038,7 @@ func (c *Client) AttachServiceToVPC(ctx context.Context, projectID ProjectID, se
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/detachFromVPC (the `DetachServiceFromVPC` operationId).
-func (c *Client) DetachServiceFromVPCWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DetachServiceFromVPCWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDetachServiceFromVPCRequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1055,7 +1055,7 @@ func (c *Client) DetachServiceFromVPCWithBody(ctx context.Context, projectID Pro
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/detachFromVPC (the `DetachServiceFromVPC` operationId).
-func (c *Client) DetachServiceFromVPC(ctx context.Context, projectID ProjectID, serviceID ServiceID, body DetachServiceFromVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DetachServiceFromVPC(ctx context.Context, projectID ProjectID, serviceID ServiceID, body DetachServiceFromVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDetachServiceFromVPCRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1070,7 +1070,7 @@ func (c *Client) DetachServiceFromVPC(ctx context.Context, projectID ProjectID, 
 // DisablePooler Disable Connection Pooler for a Service
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/disablePooler (the `DisablePooler` operationId).
-func (c *Client) DisablePooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DisablePooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDisablePoolerRequest(c.Server, projectID, serviceID)
 	if err != nil {
 		return nil, err
@@ -1085,7 +1085,7 @@ func (c *Client) DisablePooler(ctx context.Context, projectID ProjectID, service
 // EnablePooler Enable Connection Pooler for a Service
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/enablePooler (the `EnablePooler` operationId).
-func (c *Client) EnablePooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) EnablePooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEnablePoolerRequest(c.Server, projectID, serviceID)
 	if err != nil {
 		return nil, err
@@ -1102,7 +1102,7 @@ func (c *Client) EnablePooler(ctx context.Context, projectID ProjectID, serviceI
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/forkService (the `ForkService` operationId).
-func (c *Client) ForkServiceWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ForkServiceWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewForkServiceRequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1119,7 +1119,7 @@ func (c *Client) ForkServiceWithBody(ctx context.Context, projectID ProjectID, s
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/forkService (the `ForkService` operationId).
-func (c *Client) ForkService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body ForkServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ForkService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body ForkServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewForkServiceRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1134,7 +1134,7 @@ func (c *Client) ForkService(ctx context.Context, projectID ProjectID, serviceID
 // ListReplicaSets Get Read Replica Sets
 //
 // Corresponds with GET /projects/{project_id}/services/{service_id}/replicaSets (the `ListReplicaSets` operationId).
-func (c *Client) ListReplicaSets(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListReplicaSets(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListReplicaSetsRequest(c.Server, projectID, serviceID)
 	if err != nil {
 		return nil, err
@@ -1151,7 +1151,7 @@ func (c *Client) ListReplicaSets(ctx context.Context, projectID ProjectID, servi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets (the `CreateReplicaSet` operationId).
-func (c *Client) CreateReplicaSetWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateReplicaSetWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateReplicaSetRequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1168,7 +1168,7 @@ func (c *Client) CreateReplicaSetWithBody(ctx context.Context, projectID Project
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets (the `CreateReplicaSet` operationId).
-func (c *Client) CreateReplicaSet(ctx context.Context, projectID ProjectID, serviceID ServiceID, body CreateReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateReplicaSet(ctx context.Context, projectID ProjectID, serviceID ServiceID, body CreateReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateReplicaSetRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1183,7 +1183,7 @@ func (c *Client) CreateReplicaSet(ctx context.Context, projectID ProjectID, serv
 // DeleteReplicaSet Delete a Read Replica Set
 //
 // Corresponds with DELETE /projects/{project_id}/services/{service_id}/replicaSets/{replica_set_id} (the `DeleteReplicaSet` operationId).
-func (c *Client) DeleteReplicaSet(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DeleteReplicaSet(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteReplicaSetRequest(c.Server, projectID, serviceID, replicaSetID)
 	if err != nil {
 		return nil, err
@@ -1198,7 +1198,7 @@ func (c *Client) DeleteReplicaSet(ctx context.Context, projectID ProjectID, serv
 // DisableReplicaSetPooler Disable Connection Pooler for a Read Replica
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets/{replica_set_id}/disablePooler (the `DisableReplicaSetPooler` operationId).
-func (c *Client) DisableReplicaSetPooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DisableReplicaSetPooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDisableReplicaSetPoolerRequest(c.Server, projectID, serviceID, replicaSetID)
 	if err != nil {
 		return nil, err
@@ -1213,7 +1213,7 @@ func (c *Client) DisableReplicaSetPooler(ctx context.Context, projectID ProjectI
 // EnableReplicaSetPooler Enable Connection Pooler for a Read Replica
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets/{replica_set_id}/enablePooler (the `EnableReplicaSetPooler` operationId).
-func (c *Client) EnableReplicaSetPooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) EnableReplicaSetPooler(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEnableReplicaSetPoolerRequest(c.Server, projectID, serviceID, replicaSetID)
 	if err != nil {
 		return nil, err
@@ -1230,7 +1230,7 @@ func (c *Client) EnableReplicaSetPooler(ctx context.Context, projectID ProjectID
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets/{replica_set_id}/resize (the `ResizeReplicaSet` operationId).
-func (c *Client) ResizeReplicaSetWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ResizeReplicaSetWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResizeReplicaSetRequestWithBody(c.Server, projectID, serviceID, replicaSetID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1247,7 +1247,7 @@ func (c *Client) ResizeReplicaSetWithBody(ctx context.Context, projectID Project
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets/{replica_set_id}/resize (the `ResizeReplicaSet` operationId).
-func (c *Client) ResizeReplicaSet(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, body ResizeReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ResizeReplicaSet(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, body ResizeReplicaSetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResizeReplicaSetRequest(c.Server, projectID, serviceID, replicaSetID, body)
 	if err != nil {
 		return nil, err
@@ -1264,7 +1264,7 @@ func (c *Client) ResizeReplicaSet(ctx context.Context, projectID ProjectID, serv
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets/{replica_set_id}/setEnvironment (the `SetReplicaSetEnvironment` operationId).
-func (c *Client) SetReplicaSetEnvironmentWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) SetReplicaSetEnvironmentWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetReplicaSetEnvironmentRequestWithBody(c.Server, projectID, serviceID, replicaSetID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1281,7 +1281,7 @@ func (c *Client) SetReplicaSetEnvironmentWithBody(ctx context.Context, projectID
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/replicaSets/{replica_set_id}/setEnvironment (the `SetReplicaSetEnvironment` operationId).
-func (c *Client) SetReplicaSetEnvironment(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, body SetReplicaSetEnvironmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) SetReplicaSetEnvironment(ctx context.Context, projectID ProjectID, serviceID ServiceID, replicaSetID ReplicaSetID, body SetReplicaSetEnvironmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetReplicaSetEnvironmentRequest(c.Server, projectID, serviceID, replicaSetID, body)
 	if err != nil {
 		return nil, err
@@ -1298,7 +1298,7 @@ func (c *Client) SetReplicaSetEnvironment(ctx context.Context, projectID Project
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/resize (the `ResizeService` operationId).
-func (c *Client) ResizeServiceWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ResizeServiceWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResizeServiceRequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1315,7 +1315,7 @@ func (c *Client) ResizeServiceWithBody(ctx context.Context, projectID ProjectID,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/resize (the `ResizeService` operationId).
-func (c *Client) ResizeService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body ResizeServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ResizeService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body ResizeServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResizeServiceRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1332,7 +1332,7 @@ func (c *Client) ResizeService(ctx context.Context, projectID ProjectID, service
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/setEnvironment (the `SetEnvironment` operationId).
-func (c *Client) SetEnvironmentWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) SetEnvironmentWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetEnvironmentRequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1349,7 +1349,7 @@ func (c *Client) SetEnvironmentWithBody(ctx context.Context, projectID ProjectID
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/setEnvironment (the `SetEnvironment` operationId).
-func (c *Client) SetEnvironment(ctx context.Context, projectID ProjectID, serviceID ServiceID, body SetEnvironmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) SetEnvironment(ctx context.Context, projectID ProjectID, serviceID ServiceID, body SetEnvironmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetEnvironmentRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1366,7 +1366,7 @@ func (c *Client) SetEnvironment(ctx context.Context, projectID ProjectID, servic
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/setHA (the `SetHA` operationId).
-func (c *Client) SetHAWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) SetHAWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetHARequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1383,7 +1383,7 @@ func (c *Client) SetHAWithBody(ctx context.Context, projectID ProjectID, service
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/setHA (the `SetHA` operationId).
-func (c *Client) SetHA(ctx context.Context, projectID ProjectID, serviceID ServiceID, body SetHAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) SetHA(ctx context.Context, projectID ProjectID, serviceID ServiceID, body SetHAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetHARequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1400,7 +1400,7 @@ func (c *Client) SetHA(ctx context.Context, projectID ProjectID, serviceID Servi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/updatePassword (the `UpdatePassword` operationId).
-func (c *Client) UpdatePasswordWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) UpdatePasswordWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdatePasswordRequestWithBody(c.Server, projectID, serviceID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1417,7 +1417,7 @@ func (c *Client) UpdatePasswordWithBody(ctx context.Context, projectID ProjectID
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/services/{service_id}/updatePassword (the `UpdatePassword` operationId).
-func (c *Client) UpdatePassword(ctx context.Context, projectID ProjectID, serviceID ServiceID, body UpdatePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) UpdatePassword(ctx context.Context, projectID ProjectID, serviceID ServiceID, body UpdatePasswordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdatePasswordRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
@@ -1432,7 +1432,7 @@ func (c *Client) UpdatePassword(ctx context.Context, projectID ProjectID, servic
 // ListVPCs List All VPCs
 //
 // Corresponds with GET /projects/{project_id}/vpcs (the `ListVPCs` operationId).
-func (c *Client) ListVPCs(ctx context.Context, projectID ProjectID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListVPCs(ctx context.Context, projectID ProjectID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListVPCsRequest(c.Server, projectID)
 	if err != nil {
 		return nil, err
@@ -1449,7 +1449,7 @@ func (c *Client) ListVPCs(ctx context.Context, projectID ProjectID, reqEditors .
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/vpcs (the `CreateVPC` operationId).
-func (c *Client) CreateVPCWithBody(ctx context.Context, projectID ProjectID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateVPCWithBody(ctx context.Context, projectID ProjectID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateVPCRequestWithBody(c.Server, projectID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1466,7 +1466,7 @@ func (c *Client) CreateVPCWithBody(ctx context.Context, projectID ProjectID, con
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/vpcs (the `CreateVPC` operationId).
-func (c *Client) CreateVPC(ctx context.Context, projectID ProjectID, body CreateVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreateVPC(ctx context.Context, projectID ProjectID, body CreateVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateVPCRequest(c.Server, projectID, body)
 	if err != nil {
 		return nil, err
@@ -1483,7 +1483,7 @@ func (c *Client) CreateVPC(ctx context.Context, projectID ProjectID, body Create
 // Answers 409 while services are attached to the VPC or peerings exist on it.
 //
 // Corresponds with DELETE /projects/{project_id}/vpcs/{vpc_id} (the `DeleteVPC` operationId).
-func (c *Client) DeleteVPC(ctx context.Context, projectID ProjectID, vpcID VPCID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DeleteVPC(ctx context.Context, projectID ProjectID, vpcID VPCID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeleteVPCRequest(c.Server, projectID, vpcID)
 	if err != nil {
 		return nil, err
@@ -1498,7 +1498,7 @@ func (c *Client) DeleteVPC(ctx context.Context, projectID ProjectID, vpcID VPCID
 // GetVPC Get a VPC
 //
 // Corresponds with GET /projects/{project_id}/vpcs/{vpc_id} (the `GetVPC` operationId).
-func (c *Client) GetVPC(ctx context.Context, projectID ProjectID, vpcID VPCID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetVPC(ctx context.Context, projectID ProjectID, vpcID VPCID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetVPCRequest(c.Server, projectID, vpcID)
 	if err != nil {
 		return nil, err
@@ -1513,7 +1513,7 @@ func (c *Client) GetVPC(ctx context.Context, projectID ProjectID, vpcID VPCID, r
 // ListPeerings List VPC Peerings
 //
 // Corresponds with GET /projects/{project_id}/vpcs/{vpc_id}/peerings (the `ListPeerings` operationId).
-func (c *Client) ListPeerings(ctx context.Context, projectID ProjectID, vpcID VPCID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) ListPeerings(ctx context.Context, projectID ProjectID, vpcID VPCID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListPeeringsRequest(c.Server, projectID, vpcID)
 	if err != nil {
 		return nil, err
@@ -1530,7 +1530,7 @@ func (c *Client) ListPeerings(ctx context.Context, projectID ProjectID, vpcID VP
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/vpcs/{vpc_id}/peerings (the `CreatePeering` operationId).
-func (c *Client) CreatePeeringWithBody(ctx context.Context, projectID ProjectID, vpcID VPCID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePeeringWithBody(ctx context.Context, projectID ProjectID, vpcID VPCID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePeeringRequestWithBody(c.Server, projectID, vpcID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1547,7 +1547,7 @@ func (c *Client) CreatePeeringWithBody(ctx context.Context, projectID ProjectID,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/vpcs/{vpc_id}/peerings (the `CreatePeering` operationId).
-func (c *Client) CreatePeering(ctx context.Context, projectID ProjectID, vpcID VPCID, body CreatePeeringJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) CreatePeering(ctx context.Context, projectID ProjectID, vpcID VPCID, body CreatePeeringJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePeeringRequest(c.Server, projectID, vpcID, body)
 	if err != nil {
 		return nil, err
@@ -1562,7 +1562,7 @@ func (c *Client) CreatePeering(ctx context.Context, projectID ProjectID, vpcID V
 // DeletePeering Delete a VPC Peering
 //
 // Corresponds with DELETE /projects/{project_id}/vpcs/{vpc_id}/peerings/{peering_id} (the `DeletePeering` operationId).
-func (c *Client) DeletePeering(ctx context.Context, projectID ProjectID, vpcID VPCID, peeringID PeeringID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) DeletePeering(ctx context.Context, projectID ProjectID, vpcID VPCID, peeringID PeeringID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDeletePeeringRequest(c.Server, projectID, vpcID, peeringID)
 	if err != nil {
 		return nil, err
@@ -1577,7 +1577,7 @@ func (c *Client) DeletePeering(ctx context.Context, projectID ProjectID, vpcID V
 // GetPeering Get a VPC Peering
 //
 // Corresponds with GET /projects/{project_id}/vpcs/{vpc_id}/peerings/{peering_id} (the `GetPeering` operationId).
-func (c *Client) GetPeering(ctx context.Context, projectID ProjectID, vpcID VPCID, peeringID PeeringID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) GetPeering(ctx context.Context, projectID ProjectID, vpcID VPCID, peeringID PeeringID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPeeringRequest(c.Server, projectID, vpcID, peeringID)
 	if err != nil {
 		return nil, err
@@ -1594,7 +1594,7 @@ func (c *Client) GetPeering(ctx context.Context, projectID ProjectID, vpcID VPCI
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/vpcs/{vpc_id}/rename (the `RenameVPC` operationId).
-func (c *Client) RenameVPCWithBody(ctx context.Context, projectID ProjectID, vpcID VPCID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) RenameVPCWithBody(ctx context.Context, projectID ProjectID, vpcID VPCID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenameVPCRequestWithBody(c.Server, projectID, vpcID, contentType, body)
 	if err != nil {
 		return nil, err
@@ -1611,7 +1611,7 @@ func (c *Client) RenameVPCWithBody(ctx context.Context, projectID ProjectID, vpc
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/vpcs/{vpc_id}/rename (the `RenameVPC` operationId).
-func (c *Client) RenameVPC(ctx context.Context, projectID ProjectID, vpcID VPCID, body RenameVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *RawClient) RenameVPC(ctx context.Context, projectID ProjectID, vpcID VPCID, body RenameVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenameVPCRequest(c.Server, projectID, vpcID, body)
 	if err != nil {
 		return nil, err
@@ -3095,7 +3095,7 @@ func NewRenameVPCRequestWithBody(server string, projectID ProjectID, vpcID VPCID
 	return req, nil
 }
 
-func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+func (c *RawClient) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
 			return err
@@ -3126,7 +3126,7 @@ func NewClientWithResponses(server string, opts ...ClientOption) (*ClientWithRes
 
 // WithBaseURL overrides the baseURL.
 func WithBaseURL(baseURL string) ClientOption {
-	return func(c *Client) error {
+	return func(c *RawClient) error {
 		newBaseURL, err := url.Parse(baseURL)
 		if err != nil {
 			return err

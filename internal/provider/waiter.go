@@ -1,0 +1,183 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// Backoff is the polling schedule of every waiter: the first poll comes after First, each later delay
+// grows by Factor up to Max, and every delay is spread by +/- Jitter (a fraction) so that parallel
+// applies do not poll in lockstep.
+type Backoff struct {
+	First  time.Duration
+	Factor float64
+	Max    time.Duration
+	Jitter float64
+}
+
+// DefaultBackoff polls soon (a fast API means a fast apply) and settles at one poll every 10s.
+var DefaultBackoff = Backoff{First: 1 * time.Second, Factor: 1.5, Max: 10 * time.Second, Jitter: 0.2}
+
+// Delay is the pure schedule: the wait before poll n (n = 0 is the wait before the second poll; the
+// first poll is immediate), given rnd in [0,1) for the jitter.
+func (b Backoff) Delay(n int, rnd float64) time.Duration {
+	d := float64(b.First)
+	for i := 0; i < n && d < float64(b.Max); i++ {
+		d *= b.Factor
+	}
+	if b.Max > 0 && d > float64(b.Max) {
+		d = float64(b.Max)
+	}
+	d *= 1 + b.Jitter*(2*rnd-1)
+	if d < 0 {
+		d = 0
+	}
+	return time.Duration(d)
+}
+
+// Clock is the waiter's time source; tests use a virtual one.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d or until ctx is done, whichever is first.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// PollResult is what one poll saw.
+type PollResult[T any] struct {
+	Value  T
+	Status string // for the user, e.g. "CONFIGURING"
+	Done   bool
+}
+
+// Waiter polls until a condition holds, the timeout passes, or a terminal error occurs.
+type Waiter[T any] struct {
+	// What is waited for, in words: "service rp1pz7uyae to become READY".
+	What string
+	// Timeout bounds the wait; zero means until ctx's deadline.
+	Timeout time.Duration
+	Backoff Backoff
+	// MaxTransient is how many transient errors in a row (429, 5xx, no answer) are tolerated.
+	MaxTransient int
+	Clock        Clock
+	Rand         func() float64
+	// Poll looks once. An error is terminal unless it is transient (see IsTransient).
+	Poll func(ctx context.Context) (PollResult[T], error)
+}
+
+// WaitTimeoutError says what was waited for, for how long, and the last status seen.
+type WaitTimeoutError struct {
+	What       string
+	Waited     time.Duration
+	LastStatus string
+	SeenFor    time.Duration
+	Cause      error
+}
+
+func (e *WaitTimeoutError) Error() string {
+	last := "no status was seen"
+	if e.LastStatus != "" {
+		last = fmt.Sprintf("last status %s (seen for %s)", e.LastStatus, e.SeenFor.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("timed out after %s waiting for %s: %s", e.Waited.Round(time.Millisecond), e.What, last)
+}
+
+func (e *WaitTimeoutError) Unwrap() error { return e.Cause }
+
+// IsTransient reports whether a poll error is worth polling again: rate limiting, server errors and
+// requests that got no answer.
+func IsTransient(err error) bool {
+	var tErr *api.TransportError
+	if errors.As(err, &tErr) {
+		return true
+	}
+	code := api.StatusCode(err)
+	return code == 429 || code >= 500
+}
+
+// Wait runs the waiter.
+func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
+	clock := w.Clock
+	if clock == nil {
+		clock = realClock{}
+	}
+	rnd := w.Rand
+	if rnd == nil {
+		rnd = rand.Float64 //nolint:gosec // jitter, not security
+	}
+	start := clock.Now()
+	var deadline time.Time
+	if w.Timeout > 0 {
+		deadline = start.Add(w.Timeout)
+	} else if d, ok := ctx.Deadline(); ok {
+		deadline = d
+	}
+	var (
+		zero        T
+		lastStatus  string
+		statusSince time.Time
+		transient   int
+	)
+	timeout := func(cause error) (T, error) {
+		now := clock.Now()
+		e := &WaitTimeoutError{What: w.What, Waited: now.Sub(start), LastStatus: lastStatus, Cause: cause}
+		if lastStatus != "" {
+			e.SeenFor = now.Sub(statusSince)
+		}
+		return zero, e
+	}
+	for n := 0; ; n++ {
+		res, err := w.Poll(ctx)
+		switch {
+		case err == nil:
+			transient = 0
+			if res.Status != lastStatus || lastStatus == "" {
+				lastStatus, statusSince = res.Status, clock.Now()
+			}
+			if res.Done {
+				return res.Value, nil
+			}
+		case ctx.Err() != nil:
+			return timeout(ctx.Err())
+		case IsTransient(err) && transient < w.MaxTransient:
+			transient++
+		default:
+			if lastStatus != "" {
+				return zero, fmt.Errorf("while waiting for %s (last status %s): %w", w.What, lastStatus, err)
+			}
+			return zero, fmt.Errorf("while waiting for %s: %w", w.What, err)
+		}
+		delay := w.Backoff.Delay(n, rnd())
+		if !deadline.IsZero() {
+			left := deadline.Sub(clock.Now())
+			if left <= 0 {
+				return timeout(nil)
+			}
+			if delay > left {
+				delay = left
+			}
+		}
+		if err := clock.Sleep(ctx, delay); err != nil {
+			return timeout(err)
+		}
+	}
+}

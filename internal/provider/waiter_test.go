@@ -1,0 +1,178 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// virtualClock advances only when the waiter sleeps, so schedules are tested without real time.
+type virtualClock struct {
+	now    time.Time
+	sleeps []time.Duration
+}
+
+func (c *virtualClock) Now() time.Time { return c.now }
+
+func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	return nil
+}
+
+func TestBackoffDelaySchedule(t *testing.T) {
+	b := Backoff{First: time.Second, Factor: 2, Max: 10 * time.Second, Jitter: 0.2}
+	mid := 0.5 // rnd 0.5 means no jitter
+	want := []time.Duration{1 * time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second}
+	for n, w := range want {
+		if got := b.Delay(n, mid); got != w {
+			t.Errorf("Delay(%d) = %s, want %s", n, got, w)
+		}
+	}
+	// Jitter spreads by +/-20%.
+	if got := b.Delay(0, 0); got != 800*time.Millisecond {
+		t.Errorf("Delay(0, rnd=0) = %s, want 800ms", got)
+	}
+	if got := b.Delay(10, 0.999999); got < 11990*time.Millisecond || got > 12*time.Second {
+		t.Errorf("Delay(10, rnd~1) = %s, want ~12s (cap 10s + 20%%)", got)
+	}
+	// Huge attempt numbers do not overflow.
+	if got := b.Delay(1_000_000, mid); got != 10*time.Second {
+		t.Errorf("Delay(1e6) = %s, want the cap", got)
+	}
+	// Default schedule: first poll soon, a cap of seconds, not minutes.
+	if d := DefaultBackoff.Delay(0, 0.5); d > 2*time.Second {
+		t.Errorf("default first delay %s is too slow for a fast API", d)
+	}
+	if d := DefaultBackoff.Delay(100, 0.5); d > 30*time.Second || d < 5*time.Second {
+		t.Errorf("default cap %s out of range", d)
+	}
+}
+
+func statusPoller(statuses []string, done string) (func(context.Context) (PollResult[string], error), *int) {
+	calls := 0
+	return func(context.Context) (PollResult[string], error) {
+		s := statuses[min(calls, len(statuses)-1)]
+		calls++
+		return PollResult[string]{Value: s, Status: s, Done: s == done}, nil
+	}, &calls
+}
+
+func TestWaiterSucceedsWithVirtualClock(t *testing.T) {
+	clock := &virtualClock{now: time.Unix(0, 0)}
+	poll, calls := statusPoller([]string{"QUEUED", "QUEUED", "CONFIGURING", "READY"}, "READY")
+	w := Waiter[string]{What: "service x to become READY", Timeout: time.Minute,
+		Backoff: Backoff{First: time.Second, Factor: 2, Max: 8 * time.Second}, Clock: clock, Rand: func() float64 { return 0.5 }, Poll: poll}
+	got, err := w.Wait(context.Background())
+	if err != nil || got != "READY" {
+		t.Fatalf("Wait = %q, %v", got, err)
+	}
+	if *calls != 4 {
+		t.Errorf("polls = %d, want 4", *calls)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+	if len(clock.sleeps) != len(want) {
+		t.Fatalf("sleeps = %v, want %v", clock.sleeps, want)
+	}
+	for i := range want {
+		if clock.sleeps[i] != want[i] {
+			t.Errorf("sleep %d = %s, want %s", i, clock.sleeps[i], want[i])
+		}
+	}
+}
+
+func TestWaiterTimeoutReportsLastStatus(t *testing.T) {
+	clock := &virtualClock{now: time.Unix(0, 0)}
+	poll, _ := statusPoller([]string{"QUEUED", "CONFIGURING"}, "READY")
+	w := Waiter[string]{What: "service x to become READY", Timeout: 30 * time.Second,
+		Backoff: Backoff{First: time.Second, Factor: 2, Max: 8 * time.Second}, Clock: clock, Rand: func() float64 { return 0.5 }, Poll: poll}
+	_, err := w.Wait(context.Background())
+	var te *WaitTimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("want a WaitTimeoutError, got %v", err)
+	}
+	if te.LastStatus != "CONFIGURING" || te.Waited != 30*time.Second || te.SeenFor != 29*time.Second {
+		t.Errorf("timeout error = %+v", te)
+	}
+	for _, s := range []string{"timed out after 30s", "service x to become READY", "last status CONFIGURING", "seen for 29s"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("message %q lacks %q", err.Error(), s)
+		}
+	}
+	// The last sleep is trimmed to the deadline: the waiter never oversleeps its timeout.
+	var total time.Duration
+	for _, s := range clock.sleeps {
+		total += s
+	}
+	if total != 30*time.Second {
+		t.Errorf("slept %s in all, want exactly the 30s timeout", total)
+	}
+}
+
+func TestWaiterToleratesTransientErrors(t *testing.T) {
+	clock := &virtualClock{now: time.Unix(0, 0)}
+	calls := 0
+	errs := []error{
+		&api.APIError{Operation: "get service x", StatusCode: 503},
+		&api.TransportError{Operation: "get service x", Err: errors.New("connection reset")},
+		&api.APIError{Operation: "get service x", StatusCode: 429},
+	}
+	w := Waiter[string]{What: "x", Timeout: time.Hour, MaxTransient: 3, Backoff: Backoff{First: time.Second, Factor: 1}, Clock: clock,
+		Poll: func(context.Context) (PollResult[string], error) {
+			calls++
+			if calls <= len(errs) {
+				return PollResult[string]{}, errs[calls-1]
+			}
+			return PollResult[string]{Value: "ok", Status: "READY", Done: true}, nil
+		}}
+	if _, err := w.Wait(context.Background()); err != nil {
+		t.Fatalf("3 transient errors with MaxTransient 3 must be tolerated: %v", err)
+	}
+	// One more than tolerated fails, and says what it was waiting for.
+	calls = 0
+	w.MaxTransient = 2
+	_, err := w.Wait(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "while waiting for x") || api.StatusCode(err) != 429 {
+		t.Fatalf("want the third transient error to fail the wait, got %v", err)
+	}
+}
+
+func TestWaiterTerminalErrorStopsAtOnce(t *testing.T) {
+	clock := &virtualClock{now: time.Unix(0, 0)}
+	calls := 0
+	w := Waiter[string]{What: "x", Timeout: time.Hour, MaxTransient: 5, Backoff: Backoff{First: time.Second}, Clock: clock,
+		Poll: func(context.Context) (PollResult[string], error) {
+			calls++
+			if calls == 1 {
+				return PollResult[string]{Status: "creating"}, nil
+			}
+			return PollResult[string]{}, &api.APIError{Operation: "get", StatusCode: 400, Message: "bad"}
+		}}
+	_, err := w.Wait(context.Background())
+	if calls != 2 || !api.IsBadRequest(err) || !strings.Contains(err.Error(), "last status creating") {
+		t.Fatalf("calls=%d err=%v", calls, err)
+	}
+}
+
+func TestWaiterHonoursContextDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	poll, _ := statusPoller([]string{"CONFIGURING"}, "READY")
+	w := Waiter[string]{What: "service y to become READY", Backoff: Backoff{First: 5 * time.Millisecond, Factor: 1}, Poll: poll}
+	start := time.Now()
+	_, err := w.Wait(ctx)
+	var te *WaitTimeoutError
+	if !errors.As(err, &te) || te.LastStatus != "CONFIGURING" {
+		t.Fatalf("want a timeout with the last status, got %v", err)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("wait overran its deadline: %s", el)
+	}
+}

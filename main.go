@@ -1,0 +1,31 @@
+// Command terraform-provider-dbcloud is the Terraform provider for the dbcloud managed database service.
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/provider"
+)
+
+// version is set by the release build (goreleaser: -X main.version=...).
+var version = "dev"
+
+//go:generate go tool tfplugindocs generate --provider-name dbcloud
+
+func main() {
+	var debug bool
+	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	flag.Parse()
+
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address: "registry.terraform.io/dbcloud/dbcloud",
+		Debug:   debug,
+	})
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+}
