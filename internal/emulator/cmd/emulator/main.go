@@ -1,0 +1,195 @@
+// Command emulator serves the in-memory dbcloud API emulator over HTTP.
+//
+//	go run ./internal/emulator/cmd/emulator -addr 127.0.0.1:8080 -access-key K -secret-key S
+//
+// It prints its base URL (e.g. http://127.0.0.1:8080/v1) as the first line on stdout, then serves
+// until SIGINT or SIGTERM, and shuts down gracefully. -addr 127.0.0.1:0 picks a free port.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "emulator:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks command-line errors (already reported by the flag set).
+var errUsage = errors.New("usage error")
+
+// config is the parsed command line.
+type config struct {
+	addr string
+	opts emulator.Options
+	log  bool
+}
+
+// parseFlags parses the command line. Usage and flag errors are written to stderr.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	fs := flag.NewFlagSet("emulator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg config
+	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&cfg.opts.AccessKey, "access-key", "", "access key (Basic user); with -secret-key empty too, any credentials are accepted")
+	fs.StringVar(&cfg.opts.SecretKey, "secret-key", "", "secret key (Basic password)")
+	projects := fs.String("projects", "", "comma-separated allow-list of project ids (empty: any project)")
+	preset := fs.String("timing", "demo", "timing preset: fast (tests, ~50ms phases), demo (seconds) or instant")
+	fs.BoolVar(&cfg.log, "log", false, "log every request to stderr")
+
+	// Explicit durations override the preset's.
+	var overrides emulator.Timing
+	durations := []struct {
+		name, usage string
+		field       func(*emulator.Timing) *time.Duration
+	}{
+		{"service-queued", "QUEUED -> CONFIGURING after create/fork", func(t *emulator.Timing) *time.Duration { return &t.ServiceQueued }},
+		{"service-configuring", "CONFIGURING -> READY", func(t *emulator.Timing) *time.Duration { return &t.ServiceConfiguring }},
+		{"service-deleting", "DELETING -> gone", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleting }},
+		{"replica-creating", "replica set creating -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaCreating }},
+		{"replica-resizing", "replica set resizing -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaResizing }},
+		{"replica-deleting", "replica set deleting -> gone", func(t *emulator.Timing) *time.Duration { return &t.ReplicaDeleting }},
+		{"peering-provisioning", "peering pending -> provisioned_id set", func(t *emulator.Timing) *time.Duration { return &t.PeeringProvisioning }},
+		{"peering-accepting", "peering provisioned -> active", func(t *emulator.Timing) *time.Duration { return &t.PeeringAccepting }},
+	}
+	for _, d := range durations {
+		fs.DurationVar(d.field(&overrides), d.name, 0, d.usage+" (overrides -timing)")
+	}
+
+	f := &cfg.opts.Faults
+	fs.Float64Var(&f.RateLimit, "rate-limit", 0, "probability of a 429 answer")
+	fs.DurationVar(&f.RetryAfter, "retry-after", time.Second, "Retry-After sent with 429 answers")
+	fs.Float64Var(&f.ServerError, "server-error", 0, "probability of a 500 answer")
+	fs.Float64Var(&f.Unavailable, "unavailable", 0, "probability of a 503 answer")
+	fs.DurationVar(&f.Latency, "latency", 0, "latency added to every request")
+	fs.Float64Var(&f.CommitThenFail, "commit-then-fail", 0, "probability that a state-changing request is carried out but answered 500")
+	fs.BoolVar(&f.DropConnection, "drop", false, "with -commit-then-fail, drop the connection instead of answering 500")
+	fs.Int64Var(&f.Seed, "seed", 1, "seed of the fault random source")
+
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, err
+		}
+		return cfg, errUsage
+	}
+	if fs.NArg() > 0 {
+		usagef(stderr, "unexpected arguments: %q\n", fs.Args())
+		return cfg, errUsage
+	}
+
+	switch *preset {
+	case "fast":
+		cfg.opts.Timing = emulator.FastTiming()
+	case "demo":
+		cfg.opts.Timing = emulator.DemoTiming()
+	case "instant":
+		cfg.opts.Timing = emulator.Timing{}
+	default:
+		usagef(stderr, "-timing must be fast, demo or instant, not %q\n", *preset)
+		return cfg, errUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for _, d := range durations {
+		if !set[d.name] {
+			continue
+		}
+		v := *d.field(&overrides)
+		if v < 0 {
+			usagef(stderr, "-%s must not be negative\n", d.name)
+			return cfg, errUsage
+		}
+		*d.field(&cfg.opts.Timing) = v
+	}
+
+	for name, p := range map[string]float64{"rate-limit": f.RateLimit, "server-error": f.ServerError, "unavailable": f.Unavailable, "commit-then-fail": f.CommitThenFail} {
+		if p < 0 || p > 1 {
+			usagef(stderr, "-%s must be a probability between 0 and 1, not %v\n", name, p)
+			return cfg, errUsage
+		}
+	}
+	for _, p := range strings.Split(*projects, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			cfg.opts.Projects = append(cfg.opts.Projects, p)
+		}
+	}
+	return cfg, nil
+}
+
+// usagef reports a command-line error.
+func usagef(w io.Writer, format string, args ...any) {
+	_, _ = fmt.Fprintf(w, format, args...)
+}
+
+// baseURL is the API base URL for a listener address; an unspecified host becomes 127.0.0.1.
+func baseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + emulator.BasePath
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + emulator.BasePath
+}
+
+// run parses args, serves the emulator and prints its base URL as the first line on stdout. It
+// returns when ctx is done (after a graceful shutdown) or the server fails.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if cfg.log {
+		cfg.opts.Logf = log.New(stderr, "", log.LstdFlags|log.Lmicroseconds).Printf
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: emulator.New(cfg.opts), ReadHeaderTimeout: 10 * time.Second}
+	if _, err := fmt.Fprintln(stdout, baseURL(ln.Addr())); err != nil {
+		_ = ln.Close()
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+func TestParseFlags(t *testing.T) {
+	fast := emulator.FastTiming()
+	fastQueued1s := fast
+	fastQueued1s.ServiceQueued = time.Second
+	fastAccept0 := fast
+	fastAccept0.PeeringAccepting = 0
+
+	tests := []struct {
+		name    string
+		args    []string
+		check   func(t *testing.T, c config)
+		wantErr error
+	}{
+		{"defaults", nil, func(t *testing.T, c config) {
+			if c.addr != "127.0.0.1:8080" || c.opts.Timing != emulator.DemoTiming() || c.log || c.opts.Projects != nil {
+				t.Errorf("config = %+v", c)
+			}
+			if c.opts.Faults != (emulator.Faults{RetryAfter: time.Second, Seed: 1}) {
+				t.Errorf("faults = %+v", c.opts.Faults)
+			}
+		}, nil},
+		{"keys and projects", []string{"-addr", "127.0.0.1:0", "-access-key", "K", "-secret-key", "S", "-projects", "p1, p2,,", "-log"}, func(t *testing.T, c config) {
+			if c.addr != "127.0.0.1:0" || c.opts.AccessKey != "K" || c.opts.SecretKey != "S" || !c.log || !slices.Equal(c.opts.Projects, []string{"p1", "p2"}) {
+				t.Errorf("config = %+v", c)
+			}
+		}, nil},
+		{"fast preset", []string{"-timing", "fast"}, func(t *testing.T, c config) {
+			if c.opts.Timing != fast {
+				t.Errorf("timing = %+v", c.opts.Timing)
+			}
+		}, nil},
+		{"instant preset", []string{"-timing", "instant"}, func(t *testing.T, c config) {
+			if c.opts.Timing != (emulator.Timing{}) {
+				t.Errorf("timing = %+v", c.opts.Timing)
+			}
+		}, nil},
+		{"override after preset", []string{"-timing", "fast", "-service-queued", "1s"}, func(t *testing.T, c config) {
+			if c.opts.Timing != fastQueued1s {
+				t.Errorf("timing = %+v", c.opts.Timing)
+			}
+		}, nil},
+		{"override to zero", []string{"-peering-accepting", "0s", "-timing", "fast"}, func(t *testing.T, c config) {
+			if c.opts.Timing != fastAccept0 {
+				t.Errorf("timing = %+v", c.opts.Timing)
+			}
+		}, nil},
+		{"faults", []string{"-rate-limit", "0.1", "-retry-after", "3s", "-server-error", "0.2", "-unavailable", "0.3", "-latency", "50ms", "-commit-then-fail", "0.4", "-drop", "-seed", "9"}, func(t *testing.T, c config) {
+			want := emulator.Faults{RateLimit: 0.1, RetryAfter: 3 * time.Second, ServerError: 0.2, Unavailable: 0.3, Latency: 50 * time.Millisecond, CommitThenFail: 0.4, DropConnection: true, Seed: 9}
+			if c.opts.Faults != want {
+				t.Errorf("faults = %+v, want %+v", c.opts.Faults, want)
+			}
+		}, nil},
+		{"bad preset", []string{"-timing", "slow"}, nil, errUsage},
+		{"bad probability", []string{"-rate-limit", "1.5"}, nil, errUsage},
+		{"negative duration", []string{"-service-deleting", "-1s"}, nil, errUsage},
+		{"unknown flag", []string{"-nope"}, nil, errUsage},
+		{"stray argument", []string{"extra"}, nil, errUsage},
+		{"help", []string{"-h"}, nil, flag.ErrHelp},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			c, err := parseFlags(tt.args, &stderr)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Errorf("err = %v, want %v", err, tt.wantErr)
+				}
+				if stderr.Len() == 0 {
+					t.Error("nothing written to stderr")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v; stderr %s", err, stderr.String())
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestBaseURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080/v1",
+		"0.0.0.0:81":     "http://127.0.0.1:81/v1",
+		"[::]:82":        "http://127.0.0.1:82/v1",
+		"[::1]:83":       "http://[::1]:83/v1",
+	} {
+		tcp, err := net.ResolveTCPAddr("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := baseURL(tcp); got != want {
+			t.Errorf("baseURL(%s) = %s, want %s", addr, got, want)
+		}
+	}
+}
+
+// TestRun starts the command on a free port, talks to it and stops it.
+func TestRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-access-key", "K", "-secret-key", "S", "-timing", "fast"}, pw, &stderr)
+		_ = pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the URL: %v (stderr %s)", err, stderr.String())
+	}
+	url := strings.TrimSpace(line)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/v1") || strings.HasSuffix(url, ":0/v1") {
+		t.Fatalf("first line = %q", line)
+	}
+
+	req, err := http.NewRequest(http.MethodGet, url+"/projects/p1/services", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("K", "S")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != "[]" {
+		t.Errorf("list services: %d %s", resp.StatusCode, body)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+}
+
+func TestRunListenError(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := run(t.Context(), []string{"-addr", "256.0.0.1:1"}, &stdout, &stderr)
+	if err == nil || stdout.Len() != 0 {
+		t.Errorf("err = %v, stdout %q", err, stdout.String())
+	}
+}

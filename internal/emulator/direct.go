@@ -1,0 +1,336 @@
+package emulator
+
+import (
+	"bytes"
+	"slices"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// Request is one entry of the request log.
+type Request struct {
+	OperationID string // operationId from openapi.yaml; "" for unknown paths
+	Method      string
+	Path        string
+	Status      int       // status sent; 0 if the connection was dropped
+	Body        []byte    // request body (at most 1 MiB)
+	Time        time.Time // arrival, by Options.Now
+}
+
+// Requests returns a copy of the request log, oldest first.
+func (e *Emulator) Requests() []Request {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Request, len(e.requests))
+	for i, r := range e.requests {
+		r.Body = bytes.Clone(r.Body)
+		out[i] = r
+	}
+	return out
+}
+
+// Calls counts the logged requests of an operation ("" counts all requests), faults included.
+func (e *Emulator) Calls(operationID string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if operationID == "" {
+		return len(e.requests)
+	}
+	n := 0
+	for _, r := range e.requests {
+		if r.OperationID == operationID {
+			n++
+		}
+	}
+	return n
+}
+
+// ResetRequests empties the request log.
+func (e *Emulator) ResetRequests() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.requests = nil
+}
+
+// AnalyticsEvents returns the track calls received, oldest first.
+func (e *Emulator) AnalyticsEvents() []api.TrackInput {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]api.TrackInput, 0, len(e.tracks))
+	for _, t := range e.tracks {
+		out = append(out, clone(t))
+	}
+	return out
+}
+
+// IdentifyCalls counts the identify calls received.
+func (e *Emulator) IdentifyCalls() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.identifies)
+}
+
+// Identifies returns the identify calls received, oldest first.
+func (e *Emulator) Identifies() []api.IdentifyInput {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]api.IdentifyInput, 0, len(e.identifies))
+	for _, t := range e.identifies {
+		out = append(out, clone(t))
+	}
+	return out
+}
+
+// Direct state access, for tests that change things behind a client's back. Every method first
+// brings the state up to date with the clock, and works on copies.
+
+// Service returns a service as GET would show it (without initial_password).
+func (e *Emulator) Service(projectID, serviceID string) (api.Service, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return api.Service{}, false
+	}
+	return s.view(), true
+}
+
+// Services returns a project's services, oldest first.
+func (e *Emulator) Services(projectID string) []api.Service {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	var out []api.Service
+	if p := e.state[projectID]; p != nil {
+		for _, s := range p.services {
+			out = append(out, s.view())
+		}
+	}
+	return out
+}
+
+// ServicePassword returns a service's current password (the initial one until updatePassword), or
+// "" if there is no such service.
+func (e *Emulator) ServicePassword(projectID, serviceID string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return ""
+	}
+	return s.password
+}
+
+// UpdateService changes a service in place through fn, which gets a copy to edit. service_id,
+// project_id, initial_password and read_replica_sets are kept as they were (use UpdateReplicaSet
+// for replica sets). If fn changes the status, the pending transitions are dropped so the new
+// status sticks; otherwise they continue (e.g. a resize behind the back during CONFIGURING).
+// Attaching/detaching by editing vpcEndpoint is honoured by VPC deletion checks.
+func (e *Emulator) UpdateService(projectID, serviceID string, fn func(*api.Service)) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return false
+	}
+	v := s.view()
+	fn(&v)
+	v.ServiceID, v.ProjectID = s.svc.ServiceID, s.svc.ProjectID
+	v.InitialPassword, v.ReadReplicaSets = nil, nil
+	if deref(v.Status) != s.status() {
+		s.steps = nil
+	}
+	s.svc = clone(v)
+	return true
+}
+
+// RemoveService makes a service (and its replica sets) vanish at once.
+func (e *Emulator) RemoveService(projectID, serviceID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	p := e.state[projectID]
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return false
+	}
+	p.services = slices.DeleteFunc(p.services, func(x *serviceRec) bool { return x == s })
+	return true
+}
+
+// ReplicaSet returns a replica set of a service.
+func (e *Emulator) ReplicaSet(projectID, serviceID, replicaSetID string) (api.ReadReplicaSet, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	rs := e.findReplicaSetLocked(projectID, serviceID, replicaSetID)
+	if rs == nil {
+		return api.ReadReplicaSet{}, false
+	}
+	return rs.view(), true
+}
+
+// UpdateReplicaSet changes a replica set in place through fn (its id is kept). If fn changes the
+// status, the pending transitions are dropped so the new status sticks.
+func (e *Emulator) UpdateReplicaSet(projectID, serviceID, replicaSetID string, fn func(*api.ReadReplicaSet)) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	rs := e.findReplicaSetLocked(projectID, serviceID, replicaSetID)
+	if rs == nil {
+		return false
+	}
+	v := rs.view()
+	fn(&v)
+	v.ID = rs.rs.ID
+	if deref(v.Status) != rs.status() {
+		rs.steps = nil
+	}
+	rs.rs = clone(v)
+	return true
+}
+
+// RemoveReplicaSet makes a replica set vanish at once.
+func (e *Emulator) RemoveReplicaSet(projectID, serviceID, replicaSetID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return false
+	}
+	rs := s.findReplicaSet(replicaSetID)
+	if rs == nil {
+		return false
+	}
+	s.replicaSets = slices.DeleteFunc(s.replicaSets, func(x *replicaSetRec) bool { return x == rs })
+	return true
+}
+
+func (e *Emulator) findReplicaSetLocked(projectID, serviceID, replicaSetID string) *replicaSetRec {
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return nil
+	}
+	return s.findReplicaSet(replicaSetID)
+}
+
+// VPC returns a VPC.
+func (e *Emulator) VPC(projectID, vpcID string) (api.VPC, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	v := e.findVPC(projectID, vpcID)
+	if v == nil {
+		return api.VPC{}, false
+	}
+	return clone(v.vpc), true
+}
+
+// UpdateVPC changes a VPC in place through fn (its id is kept).
+func (e *Emulator) UpdateVPC(projectID, vpcID string, fn func(*api.VPC)) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	v := e.findVPC(projectID, vpcID)
+	if v == nil {
+		return false
+	}
+	c := clone(v.vpc)
+	fn(&c)
+	c.ID = v.vpc.ID
+	v.vpc = clone(c)
+	return true
+}
+
+// RemoveVPC makes a VPC and its peerings vanish at once. Services attached to it keep their
+// vpcEndpoint (as a dangling reference).
+func (e *Emulator) RemoveVPC(projectID, vpcID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	v := e.findVPC(projectID, vpcID)
+	if v == nil {
+		return false
+	}
+	p := e.state[projectID]
+	p.vpcs = slices.DeleteFunc(p.vpcs, func(x *vpcRec) bool { return x == v })
+	return true
+}
+
+// Peering returns a peering of a VPC.
+func (e *Emulator) Peering(projectID, vpcID, peeringID string) (api.Peering, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	pr := e.findPeeringLocked(projectID, vpcID, peeringID)
+	if pr == nil {
+		return api.Peering{}, false
+	}
+	return clone(pr.p), true
+}
+
+// UpdatePeering changes a peering in place through fn (its id is kept). If fn changes the status,
+// the pending transitions are dropped so the new status sticks.
+func (e *Emulator) UpdatePeering(projectID, vpcID, peeringID string, fn func(*api.Peering)) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	pr := e.findPeeringLocked(projectID, vpcID, peeringID)
+	if pr == nil {
+		return false
+	}
+	c := clone(pr.p)
+	fn(&c)
+	c.ID = pr.p.ID
+	if deref(c.Status) != deref(pr.p.Status) {
+		pr.steps = nil
+	}
+	pr.p = clone(c)
+	return true
+}
+
+// RemovePeering makes a peering vanish at once.
+func (e *Emulator) RemovePeering(projectID, vpcID, peeringID string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	v := e.findVPC(projectID, vpcID)
+	if v == nil {
+		return false
+	}
+	pr := v.findPeering(peeringID)
+	if pr == nil {
+		return false
+	}
+	v.peerings = slices.DeleteFunc(v.peerings, func(x *peeringRec) bool { return x == pr })
+	return true
+}
+
+// FailPeering makes a peering fail at once: status "failed", error_message set, no further
+// transitions.
+func (e *Emulator) FailPeering(projectID, vpcID, peeringID, message string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	pr := e.findPeeringLocked(projectID, vpcID, peeringID)
+	if pr == nil {
+		return false
+	}
+	pr.p.Status = ptr("failed")
+	pr.p.ErrorMessage = ptr(message)
+	pr.steps = nil
+	return true
+}
+
+func (e *Emulator) findPeeringLocked(projectID, vpcID, peeringID string) *peeringRec {
+	v := e.findVPC(projectID, vpcID)
+	if v == nil {
+		return nil
+	}
+	return v.findPeering(peeringID)
+}

@@ -1,0 +1,422 @@
+// Package emulator is an in-memory, stateful, concurrency-safe implementation of the whole dbcloud
+// REST API (internal/api/openapi.yaml), for tests and demos.
+//
+// Every request goes through the same chain as on a real server: request log, added latency,
+// HTTP Basic authentication and the project allow-list, validation against openapi.yaml
+// (kin-openapi), injected faults, and finally the handler, which implements the generated
+// api.ServerInterface.
+//
+// Asynchronous operations (service create, resize, delete, replica set and peering life cycles) are
+// computed lazily from timestamps: each record keeps its pending transitions with deadlines, and
+// every access (a request or a direct-state method) first carries out the transitions whose
+// deadline has passed according to Options.Now. There are no background goroutines, so a fake clock
+// makes the whole emulator deterministic.
+package emulator
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// BasePath is the path prefix under which the emulator serves the API.
+const BasePath = "/v1"
+
+// maxLoggedBody bounds the request body kept in the request log.
+const maxLoggedBody = 1 << 20
+
+// Timing holds how long each asynchronous phase lasts. Zero durations mean "immediate": the phase
+// is over at the next access. Changes made with SetTiming apply to phases started afterwards.
+type Timing struct {
+	ServiceQueued       time.Duration // create/fork: QUEUED -> CONFIGURING
+	ServiceConfiguring  time.Duration // CONFIGURING -> READY (after create, and after each async change: resize, setHA, attach, detach)
+	ServiceDeleting     time.Duration // DELETING -> gone (GET 404, not in list)
+	ReplicaCreating     time.Duration // creating -> active
+	ReplicaResizing     time.Duration // resizing -> active
+	ReplicaDeleting     time.Duration // deleting -> gone
+	PeeringProvisioning time.Duration // pending with provisioned_id "" -> provisioned_id "pcx-<hex>" (still pending)
+	PeeringAccepting    time.Duration // after provisioning -> status "active"
+}
+
+// FastTiming is the timing for tests: every phase lasts 40-60ms, short but long enough for a client
+// polling every few milliseconds to observe QUEUED, CONFIGURING, creating, pending and so on.
+func FastTiming() Timing {
+	return Timing{
+		ServiceQueued:       40 * time.Millisecond,
+		ServiceConfiguring:  60 * time.Millisecond,
+		ServiceDeleting:     40 * time.Millisecond,
+		ReplicaCreating:     40 * time.Millisecond,
+		ReplicaResizing:     40 * time.Millisecond,
+		ReplicaDeleting:     40 * time.Millisecond,
+		PeeringProvisioning: 40 * time.Millisecond,
+		PeeringAccepting:    40 * time.Millisecond,
+	}
+}
+
+// DemoTiming is the timing for demos: every phase lasts a few seconds.
+func DemoTiming() Timing {
+	return Timing{
+		ServiceQueued:       2 * time.Second,
+		ServiceConfiguring:  3 * time.Second,
+		ServiceDeleting:     2 * time.Second,
+		ReplicaCreating:     2 * time.Second,
+		ReplicaResizing:     2 * time.Second,
+		ReplicaDeleting:     2 * time.Second,
+		PeeringProvisioning: 2 * time.Second,
+		PeeringAccepting:    2 * time.Second,
+	}
+}
+
+// Faults describes probabilistic faults. Each probability is in [0, 1]; the draws use a random
+// source seeded with Seed, so a given sequence of requests meets the same faults on every run.
+type Faults struct {
+	RateLimit      float64       // probability of 429 with Retry-After
+	RetryAfter     time.Duration // Retry-After value sent with 429s (header in whole seconds, rounded up; 0 sends "0")
+	ServerError    float64       // probability of 500
+	Unavailable    float64       // probability of 503
+	Latency        time.Duration // added to every request
+	CommitThenFail float64       // probability that a state-changing request is carried out but the client gets a 500 (or, with DropConnection, a dropped connection)
+	DropConnection bool
+	Seed           int64
+}
+
+// Options configures an Emulator.
+type Options struct {
+	// AccessKey and SecretKey are the HTTP Basic credentials (user and password) every request must
+	// carry. If both are empty, any Basic credentials are accepted, but the Authorization header is
+	// still required.
+	AccessKey, SecretKey string
+	// Projects is the allow-list of project ids; empty means any project id is allowed. Requests for
+	// other projects answer 403.
+	Projects []string
+	// Timing of the asynchronous phases. The zero value makes every phase immediate; tests pass
+	// FastTiming() explicitly.
+	Timing Timing
+	// Faults injected at random.
+	Faults Faults
+	// Now is the clock (default time.Now). Life cycles advance according to it.
+	Now func() time.Time
+	// Logf, if set, receives one line per request.
+	Logf func(format string, args ...any)
+}
+
+// Emulator is the in-memory API. It is an http.Handler serving the API under BasePath.
+// All its methods are safe for concurrent use.
+type Emulator struct {
+	accessKey, secretKey string
+	projects             map[string]bool // nil: any project
+	now                  func() time.Time
+	logf                 func(format string, args ...any)
+	spec                 *spec
+	handler              http.Handler // the generated router over handlers
+
+	// mu guards everything below.
+	mu         sync.Mutex
+	timing     Timing
+	faults     Faults
+	faultRand  *rand.Rand
+	idRand     *rand.Rand
+	scripted   []*scriptedFault
+	requests   []Request
+	state      map[string]*projectState
+	usedIDs    map[string]bool
+	tracks     []api.TrackInput
+	identifies []api.IdentifyInput
+}
+
+// New returns an Emulator. It panics if the embedded OpenAPI document cannot be loaded, which is a
+// programming error.
+func New(opts Options) *Emulator {
+	sp, err := loadSpec()
+	if err != nil {
+		panic(fmt.Sprintf("emulator: loading openapi.yaml: %v", err))
+	}
+	e := &Emulator{
+		accessKey: opts.AccessKey,
+		secretKey: opts.SecretKey,
+		now:       opts.Now,
+		logf:      opts.Logf,
+		spec:      sp,
+		timing:    opts.Timing,
+		state:     map[string]*projectState{},
+		usedIDs:   map[string]bool{},
+		idRand:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if len(opts.Projects) > 0 {
+		e.projects = map[string]bool{}
+		for _, p := range opts.Projects {
+			e.projects[p] = true
+		}
+	}
+	e.setFaultsLocked(opts.Faults)
+	e.handler = api.HandlerWithOptions(handlers{e}, api.StdHTTPServerOptions{
+		BaseURL: BasePath,
+		ErrorHandlerFunc: func(w http.ResponseWriter, _ *http.Request, err error) {
+			writeError(w, badRequest("invalid request parameter", err.Error()))
+		},
+	})
+	return e
+}
+
+// SetTiming replaces the timing. Phases already under way keep their deadlines.
+func (e *Emulator) SetTiming(t Timing) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.timing = t
+}
+
+// SetFaults replaces the probabilistic faults and reseeds their random source with f.Seed.
+func (e *Emulator) SetFaults(f Faults) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.setFaultsLocked(f)
+}
+
+func (e *Emulator) setFaultsLocked(f Faults) {
+	e.faults = f
+	e.faultRand = rand.New(rand.NewPCG(uint64(f.Seed), uint64(f.Seed)^0x5bd1e995))
+}
+
+// ServeHTTP serves the API under BasePath (/v1).
+func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	started := time.Now()
+	e.mu.Lock()
+	at := e.now()
+	e.mu.Unlock()
+
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		var err error
+		body, err = io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			writeError(w, badRequest("could not read the request body", err.Error()))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+
+	rt := e.spec.find(r)
+	logged := body
+	if len(logged) > maxLoggedBody {
+		logged = logged[:maxLoggedBody]
+	}
+	// The entry is recorded as soon as the status is known (before any byte reaches the client), so
+	// a client that got an answer always finds its request in the log.
+	record := func(status int) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.requests = append(e.requests, Request{
+			OperationID: rt.operationID,
+			Method:      r.Method,
+			Path:        r.URL.Path,
+			Status:      status,
+			Body:        bytes.Clone(logged),
+			Time:        at,
+		})
+	}
+	sw := &statusWriter{ResponseWriter: w, record: record}
+	defer func() {
+		status := sw.finish()
+		if e.logf != nil {
+			op := rt.operationID
+			if op == "" {
+				op = "-"
+			}
+			e.logf("emulator: %s %s -> %d (%s, %v)", r.Method, r.URL.Path, status, op, time.Since(started).Round(time.Microsecond))
+		}
+	}()
+	e.serve(sw, r, rt)
+}
+
+// serve runs the chain after the request log: latency, auth, routing, validation, faults, handler.
+func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
+	e.mu.Lock()
+	latency := e.faults.Latency
+	e.mu.Unlock()
+	if latency > 0 {
+		sleepCtx(r.Context(), latency)
+		if r.Context().Err() != nil {
+			w.markDropped() // the client went away: no answer
+			return
+		}
+	}
+
+	if !e.authenticate(r) {
+		w.Header().Set("WWW-Authenticate", `Basic realm="dbcloud"`)
+		writeError(w, &apiError{
+			Status:  http.StatusUnauthorized,
+			Code:    "UNAUTHORIZED",
+			Message: "missing or invalid credentials",
+			Details: "Send HTTP Basic authentication with the access key as user name and the secret key as password.",
+		})
+		return
+	}
+	if p := projectFromPath(r.URL.Path); p != "" && e.projects != nil && !e.projects[p] {
+		writeError(w, &apiError{
+			Status:  http.StatusForbidden,
+			Code:    "FORBIDDEN",
+			Message: fmt.Sprintf("access key may not use project %s", p),
+			Details: "The credentials are valid but are not allowed to act on this project.",
+		})
+		return
+	}
+	switch {
+	case rt.methodNotAllowed:
+		writeError(w, &apiError{
+			Status:  http.StatusMethodNotAllowed,
+			Code:    "METHOD_NOT_ALLOWED",
+			Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path),
+			Details: "The path exists but does not support this HTTP method.",
+		})
+		return
+	case rt.route == nil:
+		writeError(w, &apiError{
+			Status:  http.StatusNotFound,
+			Code:    "NOT_FOUND",
+			Message: fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path),
+			Details: "The path does not name an API operation; the API is served under " + BasePath + ".",
+		})
+		return
+	}
+	if err := e.spec.validate(r, rt); err != nil {
+		msg, details := describeValidationError(err)
+		writeError(w, badRequest(msg, details))
+		return
+	}
+
+	e.mu.Lock()
+	kind, faulty := e.pickFaultLocked(rt.operationID, r.Method)
+	retryAfter := e.faults.RetryAfter
+	e.mu.Unlock()
+	if faulty {
+		e.applyFault(w, r, kind, retryAfter)
+		return
+	}
+	e.handler.ServeHTTP(w, r)
+}
+
+// authenticate checks HTTP Basic credentials.
+func (e *Emulator) authenticate(r *http.Request) bool {
+	user, pass, ok := r.BasicAuth()
+	if !ok {
+		return false
+	}
+	if e.accessKey == "" && e.secretKey == "" {
+		return true
+	}
+	userOK := subtle.ConstantTimeCompare([]byte(user), []byte(e.accessKey)) == 1
+	passOK := subtle.ConstantTimeCompare([]byte(pass), []byte(e.secretKey)) == 1
+	return userOK && passOK
+}
+
+// projectFromPath returns the project id of a /v1/projects/{project_id}/... path, or "".
+func projectFromPath(path string) string {
+	rest, ok := strings.CutPrefix(path, BasePath+"/projects/")
+	if !ok {
+		return ""
+	}
+	p, _, _ := strings.Cut(rest, "/")
+	return p
+}
+
+// statusWriter tracks the status written through it and calls record once with it (0 for a dropped
+// connection). It unwraps to the underlying writer so that http.ResponseController can hijack the
+// connection.
+type statusWriter struct {
+	http.ResponseWriter
+	record   func(status int)
+	status   int
+	dropped  bool
+	recorded bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+		s.recordOnce(code)
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap returns the underlying writer (used by http.ResponseController).
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// markDropped records the request as dropped (status 0).
+func (s *statusWriter) markDropped() {
+	s.dropped = true
+	s.recordOnce(0)
+}
+
+func (s *statusWriter) recordOnce(status int) {
+	if !s.recorded {
+		s.recorded = true
+		s.record(status)
+	}
+}
+
+// finish records the request if nothing was written, and returns the status sent to the client: 0
+// if the connection was dropped, 200 if the handler wrote nothing.
+func (s *statusWriter) finish() int {
+	status := s.status
+	switch {
+	case s.dropped:
+		status = 0
+	case status == 0:
+		status = http.StatusOK
+	}
+	s.recordOnce(status)
+	return status
+}
+
+// Server is an Emulator served over HTTP on a loopback address.
+type Server struct {
+	*Emulator
+	// URL is the API base URL, ending in /v1, e.g. http://127.0.0.1:PORT/v1.
+	URL string
+	ts  *httptest.Server
+}
+
+// NewServer starts an Emulator on a loopback port. Close it when done.
+func NewServer(opts Options) *Server {
+	e := New(opts)
+	ts := httptest.NewServer(e)
+	return &Server{Emulator: e, URL: ts.URL + BasePath, ts: ts}
+}
+
+// Close shuts the server down, waiting for outstanding requests.
+func (s *Server) Close() {
+	s.ts.CloseClientConnections()
+	s.ts.Close()
+}
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

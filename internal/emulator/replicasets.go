@@ -1,0 +1,181 @@
+package emulator
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+func replicaSetNotFound(serviceID, replicaSetID string) *apiError {
+	return notFound(
+		fmt.Sprintf("replica set %s not found", replicaSetID),
+		fmt.Sprintf("Service %s has no read replica set with this id; it may have been deleted.", serviceID),
+	)
+}
+
+// replicaSetOf finds a replica set of a READY service (404 for either, 409 if the service is not READY).
+func (e *Emulator) replicaSetOf(projectID, serviceID, replicaSetID string) (*serviceRec, *replicaSetRec, *apiError) {
+	s, err := e.readyService(projectID, serviceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := s.findReplicaSet(replicaSetID)
+	if rs == nil {
+		return nil, nil, replicaSetNotFound(serviceID, replicaSetID)
+	}
+	return s, rs, nil
+}
+
+// activeReplicaSet is replicaSetOf for calls that also need the set to be active.
+func (e *Emulator) activeReplicaSet(projectID, serviceID, replicaSetID string) (*replicaSetRec, *apiError) {
+	_, rs, err := e.replicaSetOf(projectID, serviceID, replicaSetID)
+	if err != nil {
+		return nil, err
+	}
+	if st := rs.status(); st != api.ReplicaSetStatusActive {
+		return nil, conflict(
+			fmt.Sprintf("replica set %s is %s, not active", replicaSetID, st),
+			"This change needs the replica set to be active; wait for the operation under way to finish, then retry.",
+		)
+	}
+	return rs, nil
+}
+
+// ListReplicaSets answers a service's read replica sets, oldest first.
+func (h handlers) ListReplicaSets(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		s, err := h.e.serviceOr404(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		out := make([]api.ReadReplicaSet, 0, len(s.replicaSets))
+		for _, rs := range s.replicaSets {
+			out = append(out, rs.view())
+		}
+		return http.StatusOK, toWireReplicaSets(out), nil
+	})
+}
+
+// CreateReplicaSet adds a replica set (creating, then active) to a READY service.
+func (h handlers) CreateReplicaSet(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.ReadReplicaSetCreate
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		e := h.e
+		s, err := e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if in.Nodes < 1 {
+			return 0, nil, badRequest("nodes must be at least 1", fmt.Sprintf("nodes was %d.", in.Nodes))
+		}
+		if err := checkIntSize(in.CPUMillis, in.MemoryGbs); err != nil {
+			return 0, nil, err
+		}
+		id := e.newAlnumID()
+		rs := &replicaSetRec{rs: api.ReadReplicaSet{
+			ID:        ptr(id),
+			Name:      ptr(in.Name),
+			Status:    ptr(api.ReplicaSetStatusCreating),
+			Nodes:     ptr(in.Nodes),
+			CPUMillis: ptr(float64(in.CPUMillis)),
+			MemoryGbs: ptr(float64(in.MemoryGbs)),
+			Metadata:  &api.ServiceMetadata{Environment: ptr(string(api.DEV))},
+			Endpoint:  &api.Endpoint{Host: ptr(replicaSetHost(projectID, serviceID, id)), Port: ptr(DatabasePort)},
+		}}
+		rs.steps = []step{{at: now.Add(e.timing.ReplicaCreating), do: func() { rs.setStatus(api.ReplicaSetStatusActive) }}}
+		s.replicaSets = append(s.replicaSets, rs)
+		return http.StatusAccepted, toWireReplicaSet(rs.view()), nil
+	})
+}
+
+// DeleteReplicaSet starts deleting a replica set (deleting, then gone).
+func (h handlers) DeleteReplicaSet(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID, replicaSetID api.ReplicaSetID) {
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		_, rs, err := h.e.replicaSetOf(projectID, serviceID, replicaSetID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if rs.status() == api.ReplicaSetStatusDeleting && len(rs.steps) > 0 {
+			return http.StatusAccepted, nil, nil
+		}
+		rs.setStatus(api.ReplicaSetStatusDeleting)
+		rs.steps = []step{{at: now.Add(h.e.timing.ReplicaDeleting), do: func() { rs.gone = true }}}
+		return http.StatusAccepted, nil, nil
+	})
+}
+
+// ResizeReplicaSet changes a replica set's size (and optionally nodes); it goes resizing.
+func (h handlers) ResizeReplicaSet(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID, replicaSetID api.ReplicaSetID) {
+	var in api.ReadReplicaSetResize
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		rs, err := h.e.activeReplicaSet(projectID, serviceID, replicaSetID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := checkIntSize(in.CPUMillis, in.MemoryGbs); err != nil {
+			return 0, nil, err
+		}
+		if in.Nodes != nil {
+			if *in.Nodes < 1 {
+				return 0, nil, badRequest("nodes must be at least 1", fmt.Sprintf("nodes was %d.", *in.Nodes))
+			}
+			rs.rs.Nodes = ptr(*in.Nodes)
+		}
+		rs.rs.CPUMillis = ptr(float64(in.CPUMillis))
+		rs.rs.MemoryGbs = ptr(float64(in.MemoryGbs))
+		rs.setStatus(api.ReplicaSetStatusResizing)
+		rs.steps = []step{{at: now.Add(h.e.timing.ReplicaResizing), do: func() { rs.setStatus(api.ReplicaSetStatusActive) }}}
+		return http.StatusAccepted, nil, nil
+	})
+}
+
+// EnableReplicaSetPooler turns a replica set's pooler on (synchronous, idempotent).
+func (h handlers) EnableReplicaSetPooler(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID, replicaSetID api.ReplicaSetID) {
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		rs, err := h.e.activeReplicaSet(projectID, serviceID, replicaSetID)
+		if err != nil {
+			return 0, nil, err
+		}
+		rs.rs.ConnectionPooler = &api.ConnectionPooler{Endpoint: &api.Endpoint{
+			Host: ptr(replicaSetPoolerHost(projectID, serviceID, replicaSetID)),
+			Port: ptr(PoolerPort),
+		}}
+		return http.StatusOK, message("connection pooler enabled for replica set %s", replicaSetID), nil
+	})
+}
+
+// DisableReplicaSetPooler turns a replica set's pooler off (synchronous, idempotent).
+func (h handlers) DisableReplicaSetPooler(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID, replicaSetID api.ReplicaSetID) {
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		rs, err := h.e.activeReplicaSet(projectID, serviceID, replicaSetID)
+		if err != nil {
+			return 0, nil, err
+		}
+		rs.rs.ConnectionPooler = nil
+		return http.StatusOK, message("connection pooler disabled for replica set %s", replicaSetID), nil
+	})
+}
+
+// SetReplicaSetEnvironment sets a replica set's metadata.environment (synchronous).
+func (h handlers) SetReplicaSetEnvironment(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID, replicaSetID api.ReplicaSetID) {
+	var in api.SetEnvironmentInput
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		rs, err := h.e.activeReplicaSet(projectID, serviceID, replicaSetID)
+		if err != nil {
+			return 0, nil, err
+		}
+		rs.rs.Metadata = &api.ServiceMetadata{Environment: ptr(string(in.Environment))}
+		return http.StatusOK, message("environment of replica set %s set to %s", replicaSetID, in.Environment), nil
+	})
+}

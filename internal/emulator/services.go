@@ -1,0 +1,447 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// handlers implements api.ServerInterface on top of the Emulator's state. The generated router
+// binds the path parameters; validation against openapi.yaml has already happened.
+type handlers struct{ e *Emulator }
+
+var _ api.ServerInterface = handlers{}
+
+// run locks the state, brings it up to date, calls fn and answers with its result.
+func (h handlers) run(w http.ResponseWriter, fn func(now time.Time) (int, any, *apiError)) {
+	e := h.e
+	e.mu.Lock()
+	now := e.advanceLocked()
+	status, body, err := fn(now)
+	e.mu.Unlock()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, status, body)
+}
+
+// decode reads the JSON request body into v, answering 400 if it cannot.
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		writeError(w, badRequest("malformed JSON in request body", err.Error()))
+		return false
+	}
+	return true
+}
+
+func serviceNotFound(projectID, serviceID string) *apiError {
+	return notFound(
+		fmt.Sprintf("service %s not found", serviceID),
+		fmt.Sprintf("Project %s has no service with this id; it may have been deleted.", projectID),
+	)
+}
+
+func (e *Emulator) serviceOr404(projectID, serviceID string) (*serviceRec, *apiError) {
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return nil, serviceNotFound(projectID, serviceID)
+	}
+	return s, nil
+}
+
+// readyService finds a service that must be READY for a state-changing call (404, then 409).
+func (e *Emulator) readyService(projectID, serviceID string) (*serviceRec, *apiError) {
+	s, err := e.serviceOr404(projectID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	if st := s.status(); st != api.READY {
+		return nil, conflict(
+			fmt.Sprintf("service %s is %s, not READY", serviceID, st),
+			"This change needs the service to be READY; wait for the operation under way to finish, then retry.",
+		)
+	}
+	return s, nil
+}
+
+// scheduleProvisioning puts a new service through QUEUED -> CONFIGURING -> READY.
+func (e *Emulator) scheduleProvisioning(s *serviceRec, now time.Time) {
+	s.setStatus(api.QUEUED)
+	configuring := now.Add(e.timing.ServiceQueued)
+	ready := configuring.Add(e.timing.ServiceConfiguring)
+	s.steps = []step{
+		{at: configuring, do: func() { s.setStatus(api.CONFIGURING) }},
+		{at: ready, do: func() { s.setStatus(api.READY) }},
+	}
+}
+
+// startConfiguring puts a service through CONFIGURING -> READY after an asynchronous change.
+func (e *Emulator) startConfiguring(s *serviceRec, now time.Time) {
+	s.setStatus(api.CONFIGURING)
+	s.steps = []step{{at: now.Add(e.timing.ServiceConfiguring), do: func() { s.setStatus(api.READY) }}}
+}
+
+// newService adds a QUEUED service to a project.
+type newServiceParams struct {
+	name, region, serviceType string
+	size                      size
+	environment               api.Environment
+	replicaCount              int
+	forkedFrom                *api.ForkedFrom
+}
+
+func (e *Emulator) newService(projectID string, p newServiceParams, now time.Time) *serviceRec {
+	id := e.newAlnumID()
+	pw := e.newPassword()
+	svc := api.Service{
+		ServiceID:   ptr(id),
+		ProjectID:   ptr(projectID),
+		Name:        ptr(p.name),
+		RegionCode:  ptr(p.region),
+		ServiceType: ptr(p.serviceType),
+		Created:     ptr(now.UTC().Truncate(time.Second)),
+		Paused:      ptr(false),
+		Metadata:    &api.ServiceMetadata{Environment: ptr(string(p.environment))},
+		Endpoint:    &api.Endpoint{Host: ptr(serviceHost(projectID, id)), Port: ptr(DatabasePort)},
+		HaReplicas:  &api.HAReplicas{ReplicaCount: ptr(p.replicaCount), SyncReplicaCount: ptr(0)},
+		ForkedFrom:  p.forkedFrom,
+	}
+	e.setServiceSize(&svc, p.size)
+	s := &serviceRec{svc: svc, initialPassword: pw, password: pw}
+	e.scheduleProvisioning(s, now)
+	proj := e.project(projectID)
+	proj.services = append(proj.services, s)
+	return s
+}
+
+// ListServices answers the project's services, oldest first.
+func (h handlers) ListServices(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID) {
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		var out []api.Service
+		if p := h.e.state[projectID]; p != nil {
+			for _, s := range p.services {
+				out = append(out, s.view())
+			}
+		}
+		return http.StatusOK, toWireServices(out), nil
+	})
+}
+
+// CreateService creates a QUEUED service and answers it with its initial_password.
+func (h handlers) CreateService(w http.ResponseWriter, r *http.Request, projectID api.ProjectID) {
+	var in api.ServiceCreate
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		e := h.e
+		if n := len([]rune(in.Name)); n < 1 || n > 128 {
+			return 0, nil, badRequest("name must be 1 to 128 characters", fmt.Sprintf("The name has %d characters.", n))
+		}
+		region := DefaultRegion
+		if in.RegionCode != nil {
+			region = *in.RegionCode
+		}
+		if err := checkRegion("region_code", region); err != nil {
+			return 0, nil, err
+		}
+		sz, err := parseSize(in.CPUMillis, in.MemoryGbs, defaultSize)
+		if err != nil {
+			return 0, nil, err
+		}
+		replicas := deref(in.ReplicaCount)
+		if replicas < 0 {
+			return 0, nil, badRequest("replica_count must not be negative", "Use 0 for no HA replicas.")
+		}
+		env := api.DEV
+		if in.EnvironmentTag != nil {
+			env = *in.EnvironmentTag
+		}
+		s := e.newService(projectID, newServiceParams{
+			name:         in.Name,
+			region:       region,
+			serviceType:  serviceType(in.Addons),
+			size:         sz,
+			environment:  env,
+			replicaCount: replicas,
+		}, now)
+		return http.StatusAccepted, toWireService(s.createdView()), nil
+	})
+}
+
+// GetService answers one service (without initial_password).
+func (h handlers) GetService(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		s, err := h.e.serviceOr404(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, toWireService(s.view()), nil
+	})
+}
+
+// DeleteService starts deleting a service in any state. Its replica sets go deleting and its VPC
+// attachment is released at once; the service is gone after ServiceDeleting.
+func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		s, err := h.e.serviceOr404(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if s.status() == api.DELETING && len(s.steps) > 0 {
+			return http.StatusAccepted, nil, nil
+		}
+		s.setStatus(api.DELETING)
+		s.svc.VpcEndpoint = nil
+		for _, rs := range s.replicaSets {
+			rs.setStatus(api.ReplicaSetStatusDeleting)
+			rs.steps = nil
+		}
+		s.steps = []step{{at: now.Add(h.e.timing.ServiceDeleting), do: func() { s.gone = true }}}
+		return http.StatusAccepted, nil, nil
+	})
+}
+
+// ResizeService changes the compute size; the service goes CONFIGURING.
+func (h handlers) ResizeService(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.ResizeInput
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := checkIntSize(in.CPUMillis, in.MemoryGbs); err != nil {
+			return 0, nil, err
+		}
+		h.e.setServiceSize(&s.svc, size{in.CPUMillis, in.MemoryGbs})
+		h.e.startConfiguring(s, now)
+		return http.StatusAccepted, nil, nil
+	})
+}
+
+// UpdatePassword stores a new password (synchronous).
+func (h handlers) UpdatePassword(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.UpdatePasswordInput
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if in.Password == "" {
+			return 0, nil, badRequest("password must not be empty", "Give the new password in the password field.")
+		}
+		s.password = in.Password
+		return http.StatusNoContent, nil, nil
+	})
+}
+
+// SetEnvironment sets metadata.environment (synchronous).
+func (h handlers) SetEnvironment(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.SetEnvironmentInput
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if s.svc.Metadata == nil {
+			s.svc.Metadata = &api.ServiceMetadata{}
+		}
+		s.svc.Metadata.Environment = ptr(string(in.Environment))
+		return http.StatusOK, message("environment of service %s set to %s", serviceID, in.Environment), nil
+	})
+}
+
+// SetHA changes the HA replica counts; the service goes CONFIGURING. A sync_replica_count above the
+// resulting replica_count is refused; lowering replica_count alone lowers sync_replica_count with it.
+func (h handlers) SetHA(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.SetHAInput
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if in.ReplicaCount == nil && in.SyncReplicaCount == nil {
+			return 0, nil, badRequest("give replica_count, sync_replica_count or both", "The request changed nothing.")
+		}
+		cur := api.HAReplicas{}
+		if s.svc.HaReplicas != nil {
+			cur = *s.svc.HaReplicas
+		}
+		replicas, syncReplicas := deref(cur.ReplicaCount), deref(cur.SyncReplicaCount)
+		if in.ReplicaCount != nil {
+			replicas = *in.ReplicaCount
+		}
+		if in.SyncReplicaCount != nil {
+			syncReplicas = *in.SyncReplicaCount
+			if syncReplicas > replicas {
+				return 0, nil, badRequest(
+					fmt.Sprintf("sync_replica_count (%d) must not exceed replica_count (%d)", syncReplicas, replicas),
+					"Synchronous replicas are a subset of the HA replicas.",
+				)
+			}
+		}
+		if replicas < 0 || syncReplicas < 0 {
+			return 0, nil, badRequest("replica counts must not be negative", "Use 0 for no replicas.")
+		}
+		syncReplicas = min(syncReplicas, replicas)
+		s.svc.HaReplicas = &api.HAReplicas{ReplicaCount: ptr(replicas), SyncReplicaCount: ptr(syncReplicas)}
+		h.e.startConfiguring(s, now)
+		return http.StatusAccepted, toWireService(s.view()), nil
+	})
+}
+
+// EnablePooler turns the connection pooler on (synchronous, idempotent).
+func (h handlers) EnablePooler(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		s.svc.ConnectionPooler = &api.ConnectionPooler{Endpoint: &api.Endpoint{
+			Host: ptr(servicePoolerHost(projectID, serviceID)),
+			Port: ptr(PoolerPort),
+		}}
+		return http.StatusOK, message("connection pooler enabled for service %s", serviceID), nil
+	})
+}
+
+// DisablePooler turns the connection pooler off (synchronous, idempotent).
+func (h handlers) DisablePooler(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	h.run(w, func(time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		s.svc.ConnectionPooler = nil
+		return http.StatusOK, message("connection pooler disabled for service %s", serviceID), nil
+	})
+}
+
+// ForkService creates a QUEUED copy of a READY service.
+func (h handlers) ForkService(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.ForkServiceCreate
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		e := h.e
+		src, err := e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if in.ForkStrategy == api.PITR {
+			if in.TargetTime == nil {
+				return 0, nil, badRequest("target_time is required for fork_strategy PITR", "Give target_time as an RFC 3339 time within the service's history.")
+			}
+			if in.TargetTime.After(now) {
+				return 0, nil, badRequest("target_time is in the future", fmt.Sprintf("target_time %s is after the current time %s.", in.TargetTime.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
+			}
+			if created := src.svc.Created; created != nil && in.TargetTime.Before(*created) {
+				return 0, nil, badRequest("target_time is before the service was created", fmt.Sprintf("Service %s was created at %s.", serviceID, created.Format(time.RFC3339)))
+			}
+		}
+		name := deref(src.svc.Name) + "-fork"
+		if in.Name != nil {
+			name = *in.Name
+		}
+		sz, err := parseSize(in.CPUMillis, in.MemoryGbs, serviceSize(src.svc))
+		if err != nil {
+			return 0, nil, err
+		}
+		env := api.DEV
+		if in.EnvironmentTag != nil {
+			env = *in.EnvironmentTag
+		}
+		region := deref(src.svc.RegionCode)
+		if region == "" {
+			region = DefaultRegion
+		}
+		fork := e.newService(projectID, newServiceParams{
+			name:        name,
+			region:      region,
+			serviceType: deref(src.svc.ServiceType),
+			size:        sz,
+			environment: env,
+			forkedFrom:  &api.ForkedFrom{ProjectID: ptr(projectID), ServiceID: ptr(serviceID), IsStandby: ptr(false)},
+		}, now)
+		return http.StatusAccepted, toWireService(fork.createdView()), nil
+	})
+}
+
+// AttachServiceToVPC attaches a service to a VPC of the same region; the service goes CONFIGURING.
+func (h handlers) AttachServiceToVPC(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.VPCAttachInput
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		e := h.e
+		s, err := e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		v := e.findVPC(projectID, in.VpcID)
+		if v == nil {
+			return 0, nil, vpcNotFound(projectID, in.VpcID)
+		}
+		if sr, vr := deref(s.svc.RegionCode), deref(v.vpc.RegionCode); sr != vr {
+			return 0, nil, badRequest(
+				fmt.Sprintf("vpc %s is in region %s but service %s is in region %s", in.VpcID, vr, serviceID, sr),
+				"A service can only be attached to a VPC in its own region.",
+			)
+		}
+		if cur := s.vpcID(); cur != "" {
+			return 0, nil, conflict(
+				fmt.Sprintf("service %s is already attached to vpc %s", serviceID, cur),
+				"Detach the service from its VPC before attaching it to another one.",
+			)
+		}
+		s.svc.VpcEndpoint = &api.VPCEndpoint{
+			Host:  ptr(serviceVPCHost(projectID, serviceID)),
+			Port:  ptr(DatabasePort),
+			VpcID: ptr(in.VpcID),
+		}
+		e.startConfiguring(s, now)
+		return http.StatusAccepted, message("service %s is being attached to vpc %s", serviceID, in.VpcID), nil
+	})
+}
+
+// DetachServiceFromVPC detaches a service from the VPC it is attached to; it goes CONFIGURING.
+func (h handlers) DetachServiceFromVPC(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.VPCAttachInput
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if cur := s.vpcID(); cur != in.VpcID {
+			details := "The service is not attached to any VPC."
+			if cur != "" {
+				details = fmt.Sprintf("The service is attached to vpc %s.", cur)
+			}
+			return 0, nil, conflict(fmt.Sprintf("service %s is not attached to vpc %s", serviceID, in.VpcID), details)
+		}
+		s.svc.VpcEndpoint = nil
+		h.e.startConfiguring(s, now)
+		return http.StatusAccepted, message("service %s is being detached from vpc %s", serviceID, in.VpcID), nil
+	})
+}

@@ -1,0 +1,376 @@
+package emulator
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// Records keep the API view of each object (without derived fields) plus the pending transitions
+// of its life cycle. Everything here is guarded by Emulator.mu.
+
+// step is a pending transition: do runs once the clock reaches at.
+type step struct {
+	at time.Time
+	do func()
+}
+
+// runDue carries out, in order, the steps whose deadline has passed and returns the rest.
+func runDue(steps []step, now time.Time) []step {
+	for len(steps) > 0 && !now.Before(steps[0].at) {
+		s := steps[0]
+		steps = steps[1:]
+		s.do()
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	return steps
+}
+
+type projectState struct {
+	services []*serviceRec // in creation order
+	vpcs     []*vpcRec     // in creation order
+}
+
+type serviceRec struct {
+	// svc is the API view without initial_password and read_replica_sets (derived on output).
+	svc             api.Service
+	initialPassword string
+	password        string
+	replicaSets     []*replicaSetRec // in creation order
+	steps           []step
+	gone            bool
+}
+
+type replicaSetRec struct {
+	rs    api.ReadReplicaSet
+	steps []step
+	gone  bool
+}
+
+type vpcRec struct {
+	vpc      api.VPC
+	peerings []*peeringRec // in creation order
+}
+
+type peeringRec struct {
+	p     api.Peering
+	steps []step
+}
+
+func (s *serviceRec) id() string                    { return deref(s.svc.ServiceID) }
+func (s *serviceRec) status() api.ServiceStatus     { return deref(s.svc.Status) }
+func (s *serviceRec) setStatus(v api.ServiceStatus) { s.svc.Status = ptr(v) }
+
+// vpcID is the id of the VPC the service is attached to, or "".
+func (s *serviceRec) vpcID() string {
+	if s.svc.VpcEndpoint == nil {
+		return ""
+	}
+	return deref(s.svc.VpcEndpoint.VpcID)
+}
+
+// view is the service as GET shows it (no initial_password).
+func (s *serviceRec) view() api.Service {
+	v := clone(s.svc)
+	v.InitialPassword = nil
+	rss := make([]api.ReadReplicaSet, 0, len(s.replicaSets))
+	for _, rs := range s.replicaSets {
+		rss = append(rss, rs.view())
+	}
+	v.ReadReplicaSets = &rss
+	return v
+}
+
+// createdView is the service as create and fork answer it (with initial_password).
+func (s *serviceRec) createdView() api.Service {
+	v := s.view()
+	v.InitialPassword = ptr(s.initialPassword)
+	return v
+}
+
+func (s *serviceRec) findReplicaSet(id string) *replicaSetRec {
+	for _, rs := range s.replicaSets {
+		if rs.id() == id {
+			return rs
+		}
+	}
+	return nil
+}
+
+func (rs *replicaSetRec) id() string                       { return deref(rs.rs.ID) }
+func (rs *replicaSetRec) status() api.ReplicaSetStatus     { return deref(rs.rs.Status) }
+func (rs *replicaSetRec) setStatus(v api.ReplicaSetStatus) { rs.rs.Status = ptr(v) }
+func (rs *replicaSetRec) view() api.ReadReplicaSet         { return clone(rs.rs) }
+
+func (v *vpcRec) id() string { return deref(v.vpc.ID) }
+
+func (v *vpcRec) findPeering(id string) *peeringRec {
+	for _, p := range v.peerings {
+		if deref(p.p.ID) == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// project returns the state of a project, creating it on first use.
+func (e *Emulator) project(id string) *projectState {
+	p := e.state[id]
+	if p == nil {
+		p = &projectState{}
+		e.state[id] = p
+	}
+	return p
+}
+
+func (e *Emulator) findService(projectID, serviceID string) *serviceRec {
+	p := e.state[projectID]
+	if p == nil {
+		return nil
+	}
+	for _, s := range p.services {
+		if s.id() == serviceID {
+			return s
+		}
+	}
+	return nil
+}
+
+func (e *Emulator) findVPC(projectID, vpcID string) *vpcRec {
+	p := e.state[projectID]
+	if p == nil {
+		return nil
+	}
+	for _, v := range p.vpcs {
+		if v.id() == vpcID {
+			return v
+		}
+	}
+	return nil
+}
+
+// advanceLocked carries out every transition whose deadline has passed and returns the time used.
+func (e *Emulator) advanceLocked() time.Time {
+	now := e.now()
+	for _, p := range e.state {
+		for _, s := range p.services {
+			s.steps = runDue(s.steps, now)
+			for _, rs := range s.replicaSets {
+				rs.steps = runDue(rs.steps, now)
+			}
+			s.replicaSets = slices.DeleteFunc(s.replicaSets, func(rs *replicaSetRec) bool { return rs.gone })
+		}
+		p.services = slices.DeleteFunc(p.services, func(s *serviceRec) bool { return s.gone })
+		for _, v := range p.vpcs {
+			for _, pr := range v.peerings {
+				pr.steps = runDue(pr.steps, now)
+			}
+		}
+	}
+	return now
+}
+
+// IDs and secrets.
+
+const (
+	lowerAlnum = "abcdefghijklmnopqrstuvwxyz0123456789"
+	mixedAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	hexDigits  = "0123456789abcdef"
+)
+
+func (e *Emulator) randomString(alphabet string, n int) string {
+	var b strings.Builder
+	b.Grow(n)
+	for range n {
+		b.WriteByte(alphabet[e.idRand.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+// unique draws from gen until it returns an id never handed out before.
+func (e *Emulator) unique(gen func() string) string {
+	for {
+		id := gen()
+		if !e.usedIDs[id] {
+			e.usedIDs[id] = true
+			return id
+		}
+	}
+}
+
+// newAlnumID returns a project/service/replica-set style id: 10 lower-case letters and digits.
+func (e *Emulator) newAlnumID() string {
+	return e.unique(func() string { return e.randomString(lowerAlnum, 10) })
+}
+
+// newDecimalID returns a VPC/peering style id: a 10-digit decimal string.
+func (e *Emulator) newDecimalID() string {
+	return e.unique(func() string { return strconv.Itoa(1_000_000_000 + e.idRand.IntN(9_000_000_000)) })
+}
+
+func (e *Emulator) newPassword() string { return e.randomString(mixedAlnum, 24) }
+
+// Accepted values.
+
+// DefaultRegion is the region of services created without region_code.
+const DefaultRegion = "us-east-1"
+
+var regions = []string{"us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-southeast-1"}
+
+// Regions returns the region codes the emulator accepts.
+func Regions() []string { return slices.Clone(regions) }
+
+func checkRegion(field, region string) *apiError {
+	if slices.Contains(regions, region) {
+		return nil
+	}
+	return badRequest(
+		fmt.Sprintf("unknown %s %q", field, region),
+		fmt.Sprintf("Accepted regions: %s.", strings.Join(regions, ", ")),
+	)
+}
+
+// size is a compute size; {0, 0} is "shared".
+type size struct{ cpuMillis, memoryGBs int }
+
+// Sizes the emulator accepts, as on the public service.
+var sizes = []size{{0, 0}, {500, 2}, {1000, 4}, {2000, 8}, {4000, 16}, {8000, 32}, {16000, 64}, {32000, 128}}
+
+var defaultSize = size{1000, 4}
+
+func (s size) String() string {
+	if s == (size{}) {
+		return "shared/shared"
+	}
+	return fmt.Sprintf("%d/%d", s.cpuMillis, s.memoryGBs)
+}
+
+func acceptedSizes(withShared bool) string {
+	var out []string
+	for _, s := range sizes {
+		if s == (size{}) && !withShared {
+			continue
+		}
+		out = append(out, s.String())
+	}
+	return strings.Join(out, ", ")
+}
+
+func badSize(s string, withShared bool) *apiError {
+	return badRequest(
+		fmt.Sprintf("unsupported size %s (cpu_millis/memory_gbs); accepted sizes: %s", s, acceptedSizes(withShared)),
+		"cpu_millis and memory_gbs must together form one of the accepted sizes.",
+	)
+}
+
+// checkIntSize validates an integer size pair (resize, replica sets: "shared" is not possible).
+func checkIntSize(cpuMillis, memoryGBs int) *apiError {
+	s := size{cpuMillis, memoryGBs}
+	if s == (size{}) || !slices.Contains(sizes, s) {
+		return badSize(s.String(), false)
+	}
+	return nil
+}
+
+// parseSize validates the string size pair of service create and fork. Both nil gives def.
+func parseSize(cpu, mem *string, def size) (size, *apiError) {
+	switch {
+	case cpu == nil && mem == nil:
+		return def, nil
+	case cpu == nil || mem == nil:
+		return size{}, badRequest(
+			"cpu_millis and memory_gbs must be given together",
+			"Give both cpu_millis and memory_gbs, or neither for the default size.",
+		)
+	}
+	if *cpu == "shared" && *mem == "shared" {
+		return size{}, nil
+	}
+	c, errC := strconv.Atoi(*cpu)
+	m, errM := strconv.Atoi(*mem)
+	if errC != nil || errM != nil || c <= 0 || m <= 0 {
+		return size{}, badSize(*cpu+"/"+*mem, true)
+	}
+	if err := checkIntSize(c, m); err != nil {
+		return size{}, badSize(*cpu+"/"+*mem, true)
+	}
+	return size{c, m}, nil
+}
+
+// serviceSize reads the size from a service's first resource.
+func serviceSize(svc api.Service) size {
+	if svc.Resources == nil || len(*svc.Resources) == 0 || (*svc.Resources)[0].Spec == nil {
+		return defaultSize
+	}
+	spec := (*svc.Resources)[0].Spec
+	return size{int(deref(spec.CPUMillis)), int(deref(spec.MemoryGbs))}
+}
+
+// setServiceSize writes the size into a service's first resource, creating it if needed.
+func (e *Emulator) setServiceSize(svc *api.Service, s size) {
+	if svc.Resources == nil || len(*svc.Resources) == 0 {
+		svc.Resources = &[]api.Resource{{ID: ptr(e.newAlnumID())}}
+	}
+	r := &(*svc.Resources)[0]
+	if r.Spec == nil {
+		r.Spec = &api.ResourceSpec{VolumeType: ptr("gp3")}
+	}
+	r.Spec.CPUMillis = ptr(float64(s.cpuMillis))
+	r.Spec.MemoryGbs = ptr(float64(s.memoryGBs))
+}
+
+// serviceType maps addons to a service type.
+func serviceType(addons *[]api.Addon) string {
+	var ts, ai bool
+	if addons != nil {
+		for _, a := range *addons {
+			switch a {
+			case api.TimeSeries:
+				ts = true
+			case api.Ai:
+				ai = true
+			}
+		}
+	}
+	switch {
+	case ts:
+		return "TIMESERIESDB"
+	case ai:
+		return "VECTOR"
+	}
+	return "POSTGRES"
+}
+
+// Host names.
+
+func serviceHost(projectID, serviceID string) string {
+	return fmt.Sprintf("%s.%s.db.dbcloud.example", serviceID, projectID)
+}
+
+func servicePoolerHost(projectID, serviceID string) string {
+	return fmt.Sprintf("%s-pooler.%s.db.dbcloud.example", serviceID, projectID)
+}
+
+func serviceVPCHost(projectID, serviceID string) string {
+	return fmt.Sprintf("%s.%s.vpc.dbcloud.example", serviceID, projectID)
+}
+
+func replicaSetHost(projectID, serviceID, rsID string) string {
+	return fmt.Sprintf("%s.%s.%s.replica.dbcloud.example", rsID, serviceID, projectID)
+}
+
+func replicaSetPoolerHost(projectID, serviceID, rsID string) string {
+	return fmt.Sprintf("%s-pooler.%s.%s.replica.dbcloud.example", rsID, serviceID, projectID)
+}
+
+// Ports.
+const (
+	DatabasePort = 5432
+	PoolerPort   = 6432
+)
