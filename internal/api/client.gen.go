@@ -235,7 +235,7 @@ type Peering struct {
 	// ProvisionedID The cloud's peering connection id (pcx-...); empty until provisioned.
 	ProvisionedID *string `json:"provisioned_id,omitempty"`
 
-	// Status Free string; pending and active are seen.
+	// Status Free string; pending, active and failed (with error_message) are seen.
 	Status *string `json:"status,omitempty"`
 }
 
