@@ -1,0 +1,724 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// Default timeouts of dbcloud_read_replica_set.
+const (
+	replicaSetCreateTimeout = 30 * time.Minute
+	replicaSetUpdateTimeout = 30 * time.Minute
+	replicaSetDeleteTimeout = 20 * time.Minute
+)
+
+const replicaSetTypeName = "dbcloud_read_replica_set"
+
+var (
+	_ resource.Resource                = (*readReplicaSetResource)(nil)
+	_ resource.ResourceWithConfigure   = (*readReplicaSetResource)(nil)
+	_ resource.ResourceWithImportState = (*readReplicaSetResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*readReplicaSetResource)(nil)
+)
+
+// NewReadReplicaSetResource is the dbcloud_read_replica_set resource.
+func NewReadReplicaSetResource() resource.Resource { return &readReplicaSetResource{} }
+
+type readReplicaSetResource struct {
+	pd *providerData
+}
+
+type readReplicaSetModel struct {
+	ID                      types.String   `tfsdk:"id"`
+	ServiceID               types.String   `tfsdk:"service_id"`
+	Name                    types.String   `tfsdk:"name"`
+	Nodes                   types.Int64    `tfsdk:"nodes"`
+	CPUMillis               types.Int64    `tfsdk:"cpu_millis"`
+	MemoryGbs               types.Int64    `tfsdk:"memory_gbs"`
+	Environment             types.String   `tfsdk:"environment"`
+	ConnectionPoolerEnabled types.Bool     `tfsdk:"connection_pooler_enabled"`
+	Status                  types.String   `tfsdk:"status"`
+	Hostname                types.String   `tfsdk:"hostname"`
+	Port                    types.Int64    `tfsdk:"port"`
+	PoolerHostname          types.String   `tfsdk:"pooler_hostname"`
+	PoolerPort              types.Int64    `tfsdk:"pooler_port"`
+	Timeouts                timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *readReplicaSetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_read_replica_set"
+}
+
+func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A read replica set of a `dbcloud_service`: one or more read-only nodes with their own endpoint " +
+			"(and optionally their own connection pooler).\n\n" +
+			"Creating a set needs the parent service to be `READY`: while the service is busy (being created, resized, " +
+			"attached to a VPC...) the provider waits instead of failing. Creation waits until the set is `active`; a set " +
+			"that ends in status `error` fails the apply (Terraform keeps it as tainted and replaces it on the next apply). " +
+			"Resizing (`nodes`, `cpu_millis`, `memory_gbs`) is one API call and waits until the set is `active` again; the " +
+			"connection pooler and the environment tag change in place. Deletion waits until the set is gone.\n\n" +
+			"Import with `terraform import dbcloud_read_replica_set.example <service_id>/<replica_set_id>`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The replica set id assigned by the API (10 lower-case letters and digits).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"service_id": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Id of the parent service, usually `dbcloud_service.<name>.id`. " +
+					"Changing it replaces the replica set (a set cannot move between services).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the replica set, 1 to 128 characters. The API cannot rename a set: changing it replaces the set.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+			"nodes": schema.Int64Attribute{
+				Optional: true,
+				Computed: true,
+				Default:  int64default.StaticInt64(1),
+				MarkdownDescription: "Number of replica nodes, at least 1. Default `1`. Changes in place: together with " +
+					"`cpu_millis` and `memory_gbs` in one resize call, waiting until the set is `active` again.",
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"cpu_millis": schema.Int64Attribute{
+				Required: true,
+				MarkdownDescription: "CPU of each node in milli-cores (`1000` = 1 vCPU). Must form one of the sizes the API " +
+					"offers together with `memory_gbs` (e.g. `500`/`2`, `1000`/`4`, `2000`/`8`); the API validates the pair. " +
+					"Changes in place (resize).",
+				Validators: []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"memory_gbs": schema.Int64Attribute{
+				Required:            true,
+				MarkdownDescription: "Memory of each node in GB, paired with `cpu_millis` (see there). Changes in place (resize).",
+				Validators:          []validator.Int64{int64validator.AtLeast(1)},
+			},
+			"environment": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Environment tag: `DEV` or `PROD`. When not set, the API's value is kept (new sets " +
+					"start as `DEV`). Changes in place.",
+				Validators:    []validator.String{stringvalidator.OneOf(string(api.DEV), string(api.PROD))},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"connection_pooler_enabled": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Whether the set has its own connection pooler (`pooler_hostname`/`pooler_port`). " +
+					"Default `false`. Changes in place.",
+			},
+			"status": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Status reported by the API: `creating`, `active`, `resizing`, `deleting` or `error` " +
+					"(other values are passed through). After a successful apply it is `active`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"hostname": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Host name of the replica set's read-only endpoint.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"port": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "TCP port of the replica set's read-only endpoint.",
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"pooler_hostname": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Host name of the replica set's connection pooler; null while the pooler is disabled.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"pooler_port": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "TCP port of the replica set's connection pooler; null while the pooler is disabled.",
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+		},
+	}
+}
+
+func (r *readReplicaSetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
+// switched, and an update always ends with the set active.
+func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state readReplicaSetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	poolerChanges := !plan.ConnectionPoolerEnabled.Equal(state.ConnectionPoolerEnabled)
+	if poolerChanges {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringUnknown())...)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Unknown())...)
+	}
+	changes := poolerChanges || !plan.Nodes.Equal(state.Nodes) || !plan.CPUMillis.Equal(state.CPUMillis) ||
+		!plan.MemoryGbs.Equal(state.MemoryGbs) || !plan.Environment.Equal(state.Environment)
+	if changes && plan.ServiceID.Equal(state.ServiceID) && plan.Name.Equal(state.Name) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.ReplicaSetStatusActive)))...)
+	}
+}
+
+func (r *readReplicaSetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan readReplicaSetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, replicaSetCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	const summary = "Could not create read replica set"
+
+	serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
+	body := api.ReadReplicaSetCreate{
+		Name:      name,
+		Nodes:     int(plan.Nodes.ValueInt64()),
+		CPUMillis: int(plan.CPUMillis.ValueInt64()),
+		MemoryGbs: int(plan.MemoryGbs.ValueInt64()),
+	}
+	created, err := createReplicaSetWhenReady(ctx, r.pd, serviceID, body)
+	if err != nil {
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	id := deref(created.ID)
+	if id == "" {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID))
+		return
+	}
+
+	// Save the id at once: if anything below fails, Terraform keeps the set (tainted) instead of losing it.
+	state := plan
+	state.ID = types.StringValue(id)
+	state.applyRecord(created)
+	state.nullUnknowns()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	rs, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active", nil)
+	if err != nil {
+		if rs != nil {
+			state.applyRecord(rs)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	state.applyRecord(rs)
+
+	if want := plan.ConnectionPoolerEnabled; !want.IsUnknown() && !want.IsNull() && want.ValueBool() != replicaSetPoolerEnabled(rs) {
+		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id, want.ValueBool()); err != nil {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+	}
+	if want := plan.Environment; !want.IsUnknown() && !want.IsNull() && want.ValueString() != replicaSetEnvironment(rs) {
+		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id, want.ValueString()); err != nil {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+	}
+
+	rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id)
+	if err != nil {
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	state.applyRecord(rs)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	r.pd.analytics.track(ctx, replicaSetTypeName, "create")
+}
+
+func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state readReplicaSetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
+	rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
+	if api.IsNotFound(err) {
+		tflog.Warn(ctx, "read replica set not found: removing it from state", map[string]any{"service_id": serviceID, "id": id})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, "Could not read read replica set", err)
+		return
+	}
+	if deref(rs.Status) == api.ReplicaSetStatusDeleting {
+		tflog.Warn(ctx, "read replica set is being deleted: removing it from state", map[string]any{"service_id": serviceID, "id": id})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.applyRecord(rs)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *readReplicaSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state readReplicaSetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, replicaSetUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	const summary = "Could not update read replica set"
+	serviceID, id, name := state.ServiceID.ValueString(), state.ID.ValueString(), state.Name.ValueString()
+	changed := false
+
+	if !plan.Nodes.Equal(state.Nodes) || !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
+		changed = true
+		nodes := int(plan.Nodes.ValueInt64())
+		body := api.ReadReplicaSetResize{CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64()), Nodes: &nodes}
+		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
+		err := retryWhileBusy(ctx, r.pd, what, func(ctx context.Context) error {
+			return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, body)
+		}, replicaSetStuck(r.pd, serviceID, id))
+		if err != nil {
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+		resized := func(rs *api.ReadReplicaSet) bool {
+			return deref(rs.Nodes) == nodes && int64FromFloat(rs.CPUMillis).ValueInt64() == int64(body.CPUMillis) &&
+				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(body.MemoryGbs)
+		}
+		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to finish resizing", resized); err != nil {
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+	}
+	if want := plan.ConnectionPoolerEnabled; !want.IsUnknown() && !want.IsNull() && !want.Equal(state.ConnectionPoolerEnabled) {
+		changed = true
+		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id, want.ValueBool()); err != nil {
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+	}
+	if want := plan.Environment; !want.IsUnknown() && !want.IsNull() && !want.Equal(state.Environment) {
+		changed = true
+		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id, want.ValueString()); err != nil {
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+	}
+
+	if changed {
+		rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
+		if err != nil {
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+		plan.applyRecord(rs)
+	}
+	plan.nullUnknowns()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if changed {
+		r.pd.analytics.track(ctx, replicaSetTypeName, "update")
+	}
+}
+
+func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state readReplicaSetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, replicaSetDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
+	c := r.pd.client
+
+	var stop pollStopper
+	what := fmt.Sprintf("read replica set %s of service %s to be deleted", id, serviceID)
+	_, err := waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		rs, err := c.GetReplicaSet(ctx, serviceID, id)
+		switch {
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case err != nil:
+			return PollResult[struct{}]{}, err
+		}
+		if st := deref(rs.Status); st == api.ReplicaSetStatusDeleting {
+			return PollResult[struct{}]{Status: string(st)}, nil
+		}
+		err = c.DeleteReplicaSet(ctx, serviceID, id)
+		switch {
+		case err == nil:
+			return PollResult[struct{}]{Status: "delete requested"}, nil
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case api.IsConflict(err):
+			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
+		case IsTransient(err):
+			return PollResult[struct{}]{}, err
+		}
+		return PollResult[struct{}]{}, stop.stop(err)
+	})
+	if err = stop.result(err); err != nil {
+		addError(&resp.Diagnostics, "Could not delete read replica set", err)
+		return
+	}
+	r.pd.analytics.track(ctx, replicaSetTypeName, "delete")
+}
+
+func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	parts, err := splitImportID(req.ID, "service_id", "replica_set_id")
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID for dbcloud_read_replica_set",
+			err.Error()+". Example: terraform import dbcloud_read_replica_set.example rp1pz7uyae/rs7k2m9q4x")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("service_id"), parts[0])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), parts[1])...)
+}
+
+// ---- model <-> API ----
+
+// applyRecord copies what the API reports into the model. Fields the record leaves out keep their value.
+func (m *readReplicaSetModel) applyRecord(rs *api.ReadReplicaSet) {
+	if rs == nil {
+		return
+	}
+	if rs.Name != nil {
+		m.Name = types.StringValue(*rs.Name)
+	}
+	if rs.Nodes != nil {
+		m.Nodes = int64Value(rs.Nodes)
+	}
+	if rs.CPUMillis != nil {
+		m.CPUMillis = int64FromFloat(rs.CPUMillis)
+	}
+	if rs.MemoryGbs != nil {
+		m.MemoryGbs = int64FromFloat(rs.MemoryGbs)
+	}
+	if env := replicaSetEnvironment(rs); env != "" {
+		m.Environment = types.StringValue(env)
+	}
+	if rs.Status != nil {
+		m.Status = types.StringValue(string(*rs.Status))
+	}
+	if ep := rs.Endpoint; ep != nil && deref(ep.Host) != "" {
+		m.Hostname = stringValue(ep.Host)
+		m.Port = int64Value(ep.Port)
+	} else {
+		m.Hostname, m.Port = types.StringNull(), types.Int64Null()
+	}
+	m.ConnectionPoolerEnabled = types.BoolValue(replicaSetPoolerEnabled(rs))
+	if replicaSetPoolerEnabled(rs) {
+		m.PoolerHostname = stringValue(rs.ConnectionPooler.Endpoint.Host)
+		m.PoolerPort = int64Value(rs.ConnectionPooler.Endpoint.Port)
+	} else {
+		m.PoolerHostname, m.PoolerPort = types.StringNull(), types.Int64Null()
+	}
+}
+
+// nullUnknowns turns the values still unknown (computed ones the API did not report) into nulls:
+// state must not hold unknowns.
+func (m *readReplicaSetModel) nullUnknowns() {
+	for _, s := range []*types.String{&m.ID, &m.Environment, &m.Status, &m.Hostname, &m.PoolerHostname} {
+		if s.IsUnknown() {
+			*s = types.StringNull()
+		}
+	}
+	for _, i := range []*types.Int64{&m.Nodes, &m.Port, &m.PoolerPort} {
+		if i.IsUnknown() {
+			*i = types.Int64Null()
+		}
+	}
+	if m.ConnectionPoolerEnabled.IsUnknown() {
+		m.ConnectionPoolerEnabled = types.BoolNull()
+	}
+}
+
+func replicaSetPoolerEnabled(rs *api.ReadReplicaSet) bool {
+	return rs != nil && rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil && deref(rs.ConnectionPooler.Endpoint.Host) != ""
+}
+
+func replicaSetEnvironment(rs *api.ReadReplicaSet) string {
+	if rs == nil || rs.Metadata == nil {
+		return ""
+	}
+	return deref(rs.Metadata.Environment)
+}
+
+// ---- API steps shared by create and update ----
+
+// errPollStopped ends a waiter at once; the real error is kept by a pollStopper. It keeps the waiter
+// from retrying an error that looks transient but must not be repeated (a create answered 500).
+var errPollStopped = errors.New("stopped waiting")
+
+// pollStopper carries the terminal error of a poll out of a waiter.
+type pollStopper struct{ err error }
+
+func (s *pollStopper) stop(err error) error {
+	s.err = err
+	return errPollStopped
+}
+
+// result is the error to report: the terminal error of a poll if there was one, else the waiter's.
+func (s *pollStopper) result(waitErr error) error {
+	if s.err != nil {
+		return s.err
+	}
+	return waitErr
+}
+
+// conflictPollStatus is the waiter status shown for a 409 answer.
+func conflictPollStatus(err error) string {
+	var apiErr *api.APIError
+	if errors.As(err, &apiErr) && apiErr.Message != "" {
+		return "busy (HTTP 409: " + apiErr.Message + ")"
+	}
+	return "busy (HTTP 409)"
+}
+
+// retryWhileBusy calls call until it succeeds, waiting with the provider's backoff while the API
+// answers 409 (the parent service or the object is busy: a 409 provably changed nothing). After each
+// 409, stuck (when given) says whether the conflict can still clear: a non-nil error ends the wait.
+func retryWhileBusy(ctx context.Context, pd *providerData, what string, call func(context.Context) error, stuck func(context.Context) error) error {
+	var stop pollStopper
+	_, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		err := call(ctx)
+		switch {
+		case err == nil:
+			return PollResult[struct{}]{Done: true}, nil
+		case api.IsConflict(err):
+			if stuck != nil {
+				if serr := stuck(ctx); serr != nil {
+					return PollResult[struct{}]{}, stop.stop(fmt.Errorf("%w\n\nThe API answered: %v", serr, err))
+				}
+			}
+			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
+		case IsTransient(err):
+			return PollResult[struct{}]{}, err
+		}
+		return PollResult[struct{}]{}, stop.stop(err)
+	})
+	return stop.result(err)
+}
+
+// replicaSetStuck reports, after a 409, the states of a replica set and its service that will not
+// clear by waiting: the set in status error or gone, the service being deleted, paused or gone.
+func replicaSetStuck(pd *providerData, serviceID, id string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		svc, err := pd.client.GetService(ctx, serviceID)
+		if api.IsNotFound(err) {
+			return fmt.Errorf("service %s of read replica set %s no longer exists", serviceID, id)
+		}
+		if err == nil {
+			switch st := deref(svc.Status); st {
+			case api.DELETING, api.DELETED, api.PAUSED:
+				return fmt.Errorf("service %s of read replica set %s is %s: the set cannot be changed now", serviceID, id, st)
+			}
+		}
+		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
+		if api.IsNotFound(err) {
+			return fmt.Errorf("read replica set %s of service %s no longer exists (deleted outside Terraform?)", id, serviceID)
+		}
+		if err == nil {
+			switch st := deref(rs.Status); st {
+			case api.ReplicaSetStatusError, api.ReplicaSetStatusDeleting:
+				return fmt.Errorf("read replica set %q (%s) of service %s is in status %q and cannot be changed; "+
+					"re-create it with terraform apply -replace=<address of the set>", deref(rs.Name), id, serviceID, st)
+			}
+		}
+		return nil // busy for a reason that clears by itself: resizing, creating, service CONFIGURING...
+	}
+}
+
+func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id string, enabled bool) error {
+	action, call := "enable", pd.client.EnableReplicaSetPooler
+	if !enabled {
+		action, call = "disable", pd.client.DisableReplicaSetPooler
+	}
+	what := fmt.Sprintf("the API to %s the connection pooler of read replica set %s of service %s", action, id, serviceID)
+	return retryWhileBusy(ctx, pd, what, func(ctx context.Context) error { return call(ctx, serviceID, id) }, replicaSetStuck(pd, serviceID, id))
+}
+
+func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, id, env string) error {
+	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
+	return retryWhileBusy(ctx, pd, what, func(ctx context.Context) error {
+		return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
+	}, replicaSetStuck(pd, serviceID, id))
+}
+
+// createReplicaSetWhenReady waits until the parent service is READY, then creates the set. A 409 (the
+// service became busy in between) is waited out and the create sent again; an ambiguous answer (500,
+// broken connection) is resolved by looking for the new set, never by sending the create again.
+func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID string, body api.ReadReplicaSetCreate) (*api.ReadReplicaSet, error) {
+	c := pd.client
+	var stop pollStopper
+	what := fmt.Sprintf("service %s to be READY for creating read replica set %q", serviceID, body.Name)
+	created, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[*api.ReadReplicaSet], error) {
+		svc, err := c.GetService(ctx, serviceID)
+		switch {
+		case api.IsNotFound(err):
+			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+				"service %s does not exist: a read replica set needs an existing service (check service_id): %w", serviceID, err))
+		case err != nil:
+			return PollResult[*api.ReadReplicaSet]{}, err
+		}
+		switch st := deref(svc.Status); st {
+		case api.READY:
+		case api.DELETING, api.DELETED:
+			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+				"service %s is %s: read replica set %q cannot be created on a service that is being deleted", serviceID, st, body.Name))
+		case api.PAUSED:
+			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+				"service %s is PAUSED: resume it before creating read replica set %q (the API only adds replica sets to READY services)", serviceID, body.Name))
+		default:
+			return PollResult[*api.ReadReplicaSet]{Status: "service " + string(st)}, nil
+		}
+
+		before, err := existingReplicaSetIDs(ctx, c, serviceID, svc)
+		if err != nil {
+			return PollResult[*api.ReadReplicaSet]{}, err
+		}
+		rs, err := c.CreateReplicaSet(ctx, serviceID, body)
+		switch {
+		case err == nil:
+			return PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
+		case api.IsConflict(err):
+			tflog.Debug(ctx, "replica set create answered 409: waiting for the service to be READY again", map[string]any{"service_id": serviceID, "error": err.Error()})
+			return PollResult[*api.ReadReplicaSet]{Status: "service READY but create " + conflictPollStatus(err)}, nil
+		case api.IsAmbiguous(err):
+			if found := findNewReplicaSet(ctx, c, serviceID, body.Name, before); found != nil {
+				tflog.Info(ctx, "replica set create had an ambiguous answer but the set exists: adopting it", map[string]any{"id": deref(found.ID)})
+				return PollResult[*api.ReadReplicaSet]{Value: found, Done: true}, nil
+			}
+		}
+		return PollResult[*api.ReadReplicaSet]{}, stop.stop(err)
+	})
+	return created, stop.result(err)
+}
+
+// existingReplicaSetIDs are the ids of the sets a service has before a create.
+func existingReplicaSetIDs(ctx context.Context, c *api.Client, serviceID string, svc *api.Service) (map[string]bool, error) {
+	var sets []api.ReadReplicaSet
+	if svc.ReadReplicaSets != nil {
+		sets = *svc.ReadReplicaSets
+	} else {
+		var err error
+		if sets, err = c.ListReplicaSets(ctx, serviceID); err != nil {
+			return nil, err
+		}
+	}
+	ids := make(map[string]bool, len(sets))
+	for _, s := range sets {
+		ids[deref(s.ID)] = true
+	}
+	return ids, nil
+}
+
+// findNewReplicaSet returns the one set named name that was not in before, or nil.
+func findNewReplicaSet(ctx context.Context, c *api.Client, serviceID, name string, before map[string]bool) *api.ReadReplicaSet {
+	sets, err := c.ListReplicaSets(ctx, serviceID)
+	if err != nil {
+		return nil
+	}
+	var found *api.ReadReplicaSet
+	for i := range sets {
+		if deref(sets[i].Name) == name && !before[deref(sets[i].ID)] {
+			if found != nil {
+				return nil
+			}
+			found = &sets[i]
+		}
+	}
+	return found
+}
+
+// waitReplicaSet waits until the set is active (and done(set), when given). Status error is a terminal
+// failure. The last record seen is returned with the error when there is one.
+func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, purpose string, done func(*api.ReadReplicaSet) bool) (*api.ReadReplicaSet, error) {
+	var (
+		stop pollStopper
+		last *api.ReadReplicaSet
+	)
+	what := fmt.Sprintf("read replica set %q (%s) of service %s %s", name, id, serviceID, purpose)
+	rs, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[*api.ReadReplicaSet], error) {
+		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
+		switch {
+		case api.IsNotFound(err):
+			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+				"read replica set %q (%s) disappeared from service %s while waiting for it %s: it was deleted outside Terraform, or the service was", name, id, serviceID, purpose))
+		case err != nil:
+			return PollResult[*api.ReadReplicaSet]{}, err
+		}
+		last = rs
+		switch st := deref(rs.Status); {
+		case st == api.ReplicaSetStatusError:
+			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+				"read replica set %q (%s) of service %s is in status %q: the API could not provision it "+
+					"(nodes %d, cpu_millis %d, memory_gbs %d). Terraform keeps it as tainted: the next apply deletes and re-creates it; "+
+					"if it fails again, try another size or contact support with the set id",
+				name, id, serviceID, st, deref(rs.Nodes), int64FromFloat(rs.CPUMillis).ValueInt64(), int64FromFloat(rs.MemoryGbs).ValueInt64()))
+		case st == api.ReplicaSetStatusDeleting:
+			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+				"read replica set %q (%s) of service %s is being deleted (outside Terraform, or with its service) while waiting for it %s", name, id, serviceID, purpose))
+		case st == api.ReplicaSetStatusActive && (done == nil || done(rs)):
+			return PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
+		default:
+			return PollResult[*api.ReadReplicaSet]{Status: string(st)}, nil
+		}
+	})
+	if err = stop.result(err); err != nil {
+		return last, err
+	}
+	return rs, nil
+}

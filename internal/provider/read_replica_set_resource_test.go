@@ -1,0 +1,482 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+// ---- helpers shared by the replica set, VPC and peering tests ----
+
+// netTestService creates a service directly through the API and waits until it is READY, so that the
+// replica set tests do not depend on dbcloud_service.
+func netTestService(t *testing.T, srv *emulator.Server, name string) string {
+	t.Helper()
+	svc, err := testClient(t, srv).CreateService(context.Background(), api.ServiceCreate{Name: name})
+	if err != nil {
+		t.Fatalf("creating service %q: %v", name, err)
+	}
+	id := deref(svc.ServiceID)
+	netTestWaitService(t, srv, id, api.READY)
+	return id
+}
+
+// netTestWaitService waits until the emulator shows the service in status want.
+func netTestWaitService(t *testing.T, srv *emulator.Server, id string, want api.ServiceStatus) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		svc, ok := srv.Service(testProjectID, id)
+		if ok && deref(svc.Status) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service %s did not become %s (found %v, status %s)", id, want, ok, deref(svc.Status))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// netTestAttr reads an attribute of a resource from the state (in a Check).
+func netTestAttr(s *terraform.State, addr, attr string) (string, error) {
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		return "", fmt.Errorf("%s is not in the state", addr)
+	}
+	v, ok := rs.Primary.Attributes[attr]
+	if !ok {
+		return "", fmt.Errorf("%s has no attribute %s", addr, attr)
+	}
+	return v, nil
+}
+
+// netTestCapture stores an attribute of a resource into *dst (in a Check).
+func netTestCapture(addr, attr string, dst *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		v, err := netTestAttr(s, addr, attr)
+		*dst = v
+		return err
+	}
+}
+
+// netTestImportID builds a two-part import id from two attributes of a resource.
+func netTestImportID(addr, first, second string) resource.ImportStateIdFunc {
+	return func(s *terraform.State) (string, error) {
+		a, err := netTestAttr(s, addr, first)
+		if err != nil {
+			return "", err
+		}
+		b, err := netTestAttr(s, addr, second)
+		return a + "/" + b, err
+	}
+}
+
+// netTestCalls checks how many requests of an operation the emulator received.
+func netTestCalls(srv *emulator.Server, operationID string, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if got := srv.Calls(operationID); got != want {
+			return fmt.Errorf("%s was called %d times, want %d", operationID, got, want)
+		}
+		return nil
+	}
+}
+
+// words matches the phrases in order, whatever whitespace (Terraform wraps diagnostics) lies between
+// the words of a phrase, and anything between the phrases.
+func words(phrases ...string) *regexp.Regexp {
+	res := make([]string, 0, len(phrases))
+	for _, phrase := range phrases {
+		parts := strings.Fields(phrase)
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+		res = append(res, strings.Join(parts, `\s+`))
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(res, `.*`))
+}
+
+// emptyPlanAfterApply is the check every apply step makes: a second plan shows nothing to do.
+func emptyPlanAfterApply(pre ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{
+		PreApply:             pre,
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	}
+}
+
+// ---- dbcloud_read_replica_set ----
+
+const rsAddr = "dbcloud_read_replica_set.test"
+
+func rsConfig(srv *emulator.Server, serviceID, name string, body string) string {
+	return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_read_replica_set" "test" {
+  service_id = %q
+  name       = %q
+%s
+  timeouts {
+    create = "5m"
+  }
+}
+`, serviceID, name, body)
+}
+
+func TestAccReadReplicaSet_lifecycle(t *testing.T) {
+	srv := newTestEmulator(t)
+	svcA := netTestService(t, srv, "rs-parent-a")
+	svcB := netTestService(t, srv, "rs-parent-b")
+	var firstID, secondID, thirdID string
+
+	small := `
+  cpu_millis = 500
+  memory_gbs = 2`
+	big := `
+  nodes      = 2
+  cpu_millis = 1000
+  memory_gbs = 4`
+	bigPooled := big + `
+  connection_pooler_enabled = true
+  environment               = "PROD"`
+	bigUnpooled := big + `
+  connection_pooler_enabled = false
+  environment               = "DEV"`
+
+	resource.ParallelTest(t, testCase(t,
+		// Create with the defaults: one node, no pooler, DEV.
+		resource.TestStep{
+			Config:           rsConfig(srv, svcA, "reader", small),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				netTestCapture(rsAddr, "id", &firstID),
+				resource.TestCheckResourceAttr(rsAddr, "service_id", svcA),
+				resource.TestCheckResourceAttr(rsAddr, "status", "active"),
+				resource.TestCheckResourceAttr(rsAddr, "nodes", "1"),
+				resource.TestCheckResourceAttr(rsAddr, "cpu_millis", "500"),
+				resource.TestCheckResourceAttr(rsAddr, "memory_gbs", "2"),
+				resource.TestCheckResourceAttr(rsAddr, "environment", "DEV"),
+				resource.TestCheckResourceAttr(rsAddr, "connection_pooler_enabled", "false"),
+				resource.TestCheckResourceAttrSet(rsAddr, "hostname"),
+				resource.TestCheckResourceAttr(rsAddr, "port", "5432"),
+				resource.TestCheckNoResourceAttr(rsAddr, "pooler_hostname"),
+				resource.TestCheckNoResourceAttr(rsAddr, "pooler_port"),
+				func(*terraform.State) error {
+					rs, ok := srv.ReplicaSet(testProjectID, svcA, firstID)
+					if !ok || deref(rs.Status) != api.ReplicaSetStatusActive || deref(rs.Name) != "reader" {
+						return fmt.Errorf("emulator: replica set %s found=%v status=%s", firstID, ok, deref(rs.Status))
+					}
+					return nil
+				},
+			),
+		},
+		// Import by <service_id>/<replica_set_id>.
+		resource.TestStep{
+			ResourceName:            rsAddr,
+			ImportState:             true,
+			ImportStateIdFunc:       netTestImportID(rsAddr, "service_id", "id"),
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"timeouts"},
+		},
+		// nodes, cpu and memory change in place, in one resize call.
+		resource.TestStep{
+			Config: rsConfig(srv, svcA, "reader", big),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("status"), knownvalue.StringExact("active")),
+				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("hostname"), knownvalue.NotNull()),
+				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("pooler_hostname"), knownvalue.Null()),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr(rsAddr, "id", &firstID),
+				resource.TestCheckResourceAttr(rsAddr, "nodes", "2"),
+				resource.TestCheckResourceAttr(rsAddr, "cpu_millis", "1000"),
+				resource.TestCheckResourceAttr(rsAddr, "memory_gbs", "4"),
+				resource.TestCheckResourceAttr(rsAddr, "status", "active"),
+				netTestCalls(srv, "resizeReplicaSet", 1),
+				func(*terraform.State) error {
+					rs, _ := srv.ReplicaSet(testProjectID, svcA, firstID)
+					if deref(rs.Nodes) != 2 || deref(rs.CPUMillis) != 1000 || deref(rs.MemoryGbs) != 4 {
+						return fmt.Errorf("emulator: replica set is %d x %v/%v", deref(rs.Nodes), deref(rs.CPUMillis), deref(rs.MemoryGbs))
+					}
+					return nil
+				},
+			),
+		},
+		// Pooler on and environment PROD, in place; only the pooler endpoint is unknown in the plan.
+		resource.TestStep{
+			Config: rsConfig(srv, svcA, "reader", bigPooled),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectUnknownValue(rsAddr, tfjsonpath.New("pooler_hostname")),
+				plancheck.ExpectUnknownValue(rsAddr, tfjsonpath.New("pooler_port")),
+				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("hostname"), knownvalue.NotNull()),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr(rsAddr, "id", &firstID),
+				resource.TestCheckResourceAttr(rsAddr, "connection_pooler_enabled", "true"),
+				resource.TestCheckResourceAttrSet(rsAddr, "pooler_hostname"),
+				resource.TestCheckResourceAttr(rsAddr, "pooler_port", "6432"),
+				resource.TestCheckResourceAttr(rsAddr, "environment", "PROD"),
+				netTestCalls(srv, "resizeReplicaSet", 1),
+				netTestCalls(srv, "enableReplicaSetPooler", 1),
+				netTestCalls(srv, "setReplicaSetEnvironment", 1),
+			),
+		},
+		// Pooler off and environment DEV, in place.
+		resource.TestStep{
+			Config:           rsConfig(srv, svcA, "reader", bigUnpooled),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionUpdate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr(rsAddr, "id", &firstID),
+				resource.TestCheckResourceAttr(rsAddr, "connection_pooler_enabled", "false"),
+				resource.TestCheckNoResourceAttr(rsAddr, "pooler_hostname"),
+				resource.TestCheckNoResourceAttr(rsAddr, "pooler_port"),
+				resource.TestCheckResourceAttr(rsAddr, "environment", "DEV"),
+				netTestCalls(srv, "disableReplicaSetPooler", 1),
+				netTestCalls(srv, "setReplicaSetEnvironment", 2),
+			),
+		},
+		// Drift: the set is deleted behind Terraform's back; the plan re-creates it.
+		resource.TestStep{
+			PreConfig: func() {
+				if !srv.RemoveReplicaSet(testProjectID, svcA, firstID) {
+					t.Fatalf("replica set %s was not in the emulator", firstID)
+				}
+			},
+			Config:           rsConfig(srv, svcA, "reader", bigUnpooled),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				netTestCapture(rsAddr, "id", &secondID),
+				func(*terraform.State) error {
+					if secondID == firstID {
+						return fmt.Errorf("the set was not re-created (id %s)", secondID)
+					}
+					return nil
+				},
+				resource.TestCheckResourceAttr(rsAddr, "nodes", "2"),
+				resource.TestCheckResourceAttr(rsAddr, "status", "active"),
+			),
+		},
+		// A new name replaces the set.
+		resource.TestStep{
+			Config:           rsConfig(srv, svcA, "reader-2", bigUnpooled),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionDestroyBeforeCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				netTestCapture(rsAddr, "id", &thirdID),
+				resource.TestCheckResourceAttr(rsAddr, "name", "reader-2"),
+				func(*terraform.State) error {
+					if _, ok := srv.ReplicaSet(testProjectID, svcA, secondID); ok {
+						return fmt.Errorf("the replaced set %s still exists", secondID)
+					}
+					return nil
+				},
+			),
+		},
+		// Another service replaces the set.
+		resource.TestStep{
+			Config:           rsConfig(srv, svcB, "reader-2", bigUnpooled),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionDestroyBeforeCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(rsAddr, "service_id", svcB),
+				func(s *terraform.State) error {
+					if _, ok := srv.ReplicaSet(testProjectID, svcA, thirdID); ok {
+						return fmt.Errorf("the replaced set %s is still on service %s", thirdID, svcA)
+					}
+					id, err := netTestAttr(s, rsAddr, "id")
+					if _, ok := srv.ReplicaSet(testProjectID, svcB, id); err != nil || !ok {
+						return fmt.Errorf("set %s is not on service %s (%v)", id, svcB, err)
+					}
+					return nil
+				},
+			),
+		},
+		// A malformed import id is rejected with the expected form.
+		resource.TestStep{
+			ResourceName:  rsAddr,
+			ImportState:   true,
+			ImportStateId: "only-one-part",
+			ExpectError:   regexp.MustCompile(`<service_id>/<replica_set_id>`),
+		},
+	))
+}
+
+// conflictProxy sits in front of the emulator: it answers 409 to the first createReplicaSet requests, and
+// while busyService is set it flips that service to READY after the provider has polled it busyPolls times.
+type conflictProxy struct {
+	srv *emulator.Server
+
+	mu              sync.Mutex
+	conflictsToSend int
+	creates         int
+	busyService     string
+	busyPolls       int
+	polledWhileBusy int
+	onListSets      func()
+}
+
+func (p *conflictProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/replicaSets"):
+		p.creates++
+		if p.conflictsToSend > 0 {
+			p.conflictsToSend--
+			p.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"code":"CONFLICT","message":"service is CONFIGURING, not READY","details":"injected by the test proxy"}`))
+			return
+		}
+	case r.Method == http.MethodGet && p.busyService != "" && strings.HasSuffix(r.URL.Path, "/services/"+p.busyService):
+		p.polledWhileBusy++
+		if p.polledWhileBusy >= p.busyPolls {
+			p.srv.UpdateService(testProjectID, p.busyService, func(s *api.Service) { s.Status = ptr(api.READY) })
+			p.busyService = ""
+		}
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/replicaSets") && p.onListSets != nil:
+		p.onListSets()
+	}
+	p.mu.Unlock()
+	p.srv.ServeHTTP(w, r)
+}
+
+func proxyProviderBlock(url string) string {
+	return fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  access_key = %q
+  secret_key = %q
+  project_id = %q
+}
+`, url+emulator.BasePath, testAccessKey, testSecretKey, testProjectID)
+}
+
+// A replica set created while its service is busy waits for READY, and a 409 from the create call is
+// waited out and the create sent again, instead of failing. A 409 that cannot clear by waiting (the set
+// is in status error) fails an update at once instead of waiting out the timeout.
+func TestAccReadReplicaSet_busyService(t *testing.T) {
+	srv := newTestEmulator(t)
+	svc := netTestService(t, srv, "busy-parent")
+	proxy := &conflictProxy{srv: srv, conflictsToSend: 1, busyPolls: 3}
+	ts := httptest.NewServer(proxy)
+	t.Cleanup(ts.Close)
+	busyConfig := func(cpu, mem int) string {
+		return proxyProviderBlock(ts.URL) + fmt.Sprintf(`
+resource "dbcloud_read_replica_set" "test" {
+  service_id = %q
+  name       = "patient"
+  cpu_millis = %d
+  memory_gbs = %d
+  timeouts {
+    update = "10m"
+  }
+}
+`, svc, cpu, mem)
+	}
+	var id string
+
+	resource.ParallelTest(t, testCase(t,
+		resource.TestStep{
+			PreConfig: func() {
+				srv.UpdateService(testProjectID, svc, func(s *api.Service) { s.Status = ptr(api.CONFIGURING) })
+				proxy.mu.Lock()
+				proxy.busyService = svc
+				proxy.mu.Unlock()
+			},
+			Config:           busyConfig(500, 2),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(rsAddr, "status", "active"),
+				func(*terraform.State) error {
+					proxy.mu.Lock()
+					defer proxy.mu.Unlock()
+					if proxy.polledWhileBusy < proxy.busyPolls {
+						return fmt.Errorf("the provider polled the busy service %d times, want at least %d", proxy.polledWhileBusy, proxy.busyPolls)
+					}
+					if proxy.creates != 2 {
+						return fmt.Errorf("the provider sent %d creates, want 2 (one answered 409, one accepted)", proxy.creates)
+					}
+					return nil
+				},
+				netTestCalls(srv, "createReplicaSet", 1),
+				netTestCapture(rsAddr, "id", &id),
+			),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				srv.UpdateReplicaSet(testProjectID, svc, id, func(rs *api.ReadReplicaSet) { rs.Status = ptr(api.ReplicaSetStatusError) })
+			},
+			Config:      busyConfig(1000, 4),
+			ExpectError: words(`Could not update read replica set`, `is in status "error" and cannot be changed`, `-replace`),
+		},
+	))
+}
+
+// A set that ends in status error fails the apply with a message naming it and the status; the set
+// stays in state (tainted) and the final destroy removes it.
+func TestAccReadReplicaSet_errorStatus(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ReplicaCreating = time.Hour })
+	svc := netTestService(t, srv, "error-parent")
+	proxy := &conflictProxy{srv: srv}
+	proxy.onListSets = func() {
+		s, _ := srv.Service(testProjectID, svc)
+		for _, rs := range deref(s.ReadReplicaSets) {
+			if deref(rs.Status) == api.ReplicaSetStatusCreating {
+				srv.UpdateReplicaSet(testProjectID, svc, deref(rs.ID), func(x *api.ReadReplicaSet) {
+					x.Status = ptr(api.ReplicaSetStatusError)
+				})
+			}
+		}
+	}
+	ts := httptest.NewServer(proxy)
+	t.Cleanup(ts.Close)
+
+	tc := testCase(t,
+		resource.TestStep{
+			Config: proxyProviderBlock(ts.URL) + fmt.Sprintf(`
+resource "dbcloud_read_replica_set" "test" {
+  service_id = %q
+  name       = "doomed"
+  cpu_millis = 500
+  memory_gbs = 2
+}
+`, svc),
+			ExpectError: words(`read replica set "doomed"`, `is in status "error"`),
+		},
+		// The failed set was kept in state (tainted) with its status: the next plan replaces it.
+		resource.TestStep{
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			RefreshPlanChecks: resource.RefreshPlanChecks{
+				PostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionDestroyBeforeCreate)},
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrSet(rsAddr, "id"),
+				resource.TestCheckResourceAttr(rsAddr, "status", "error"),
+				resource.TestCheckResourceAttr(rsAddr, "name", "doomed"),
+			),
+		},
+	)
+	tc.CheckDestroy = func(*terraform.State) error {
+		s, _ := srv.Service(testProjectID, svc)
+		if n := len(deref(s.ReadReplicaSets)); n != 0 {
+			// Deletion is asynchronous but the provider waits until the set has left the list.
+			return fmt.Errorf("service %s still has %d replica sets after destroy", svc, n)
+		}
+		return nil
+	}
+	resource.ParallelTest(t, tc)
+}

@@ -1,0 +1,205 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+var (
+	_ datasource.DataSource              = (*serviceDataSource)(nil)
+	_ datasource.DataSourceWithConfigure = (*serviceDataSource)(nil)
+)
+
+// NewServiceDataSource is the dbcloud_service data source.
+func NewServiceDataSource() datasource.DataSource { return &serviceDataSource{} }
+
+type serviceDataSource struct {
+	pd *providerData
+}
+
+type serviceDataSourceModel struct {
+	ID                      types.String `tfsdk:"id"`
+	ProjectID               types.String `tfsdk:"project_id"`
+	Name                    types.String `tfsdk:"name"`
+	Addons                  types.Set    `tfsdk:"addons"`
+	RegionCode              types.String `tfsdk:"region_code"`
+	ServiceType             types.String `tfsdk:"service_type"`
+	Status                  types.String `tfsdk:"status"`
+	Created                 types.String `tfsdk:"created"`
+	Paused                  types.Bool   `tfsdk:"paused"`
+	CPUMillis               types.Int64  `tfsdk:"cpu_millis"`
+	MemoryGbs               types.Int64  `tfsdk:"memory_gbs"`
+	VolumeType              types.String `tfsdk:"volume_type"`
+	Environment             types.String `tfsdk:"environment"`
+	HAReplicas              types.Int64  `tfsdk:"ha_replicas"`
+	SyncReplicas            types.Int64  `tfsdk:"sync_replicas"`
+	ConnectionPoolerEnabled types.Bool   `tfsdk:"connection_pooler_enabled"`
+	Hostname                types.String `tfsdk:"hostname"`
+	Port                    types.Int64  `tfsdk:"port"`
+	PoolerHostname          types.String `tfsdk:"pooler_hostname"`
+	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
+	VpcID                   types.String `tfsdk:"vpc_id"`
+	VpcHostname             types.String `tfsdk:"vpc_hostname"`
+	VpcPort                 types.Int64  `tfsdk:"vpc_port"`
+	ForkedFrom              types.Object `tfsdk:"forked_from"`
+	ReadReplicaSets         types.List   `tfsdk:"read_replica_sets"`
+}
+
+func (d *serviceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_service"
+}
+
+func (d *serviceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// serviceComputedAttributes are the data source attributes describing one service (all computed).
+func serviceComputedAttributes() map[string]schema.Attribute {
+	str := func(desc string) schema.Attribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
+	i64 := func(desc string) schema.Attribute { return schema.Int64Attribute{Computed: true, MarkdownDescription: desc} }
+	return map[string]schema.Attribute{
+		"project_id":   str("Project the service lives in."),
+		"name":         str("Service name."),
+		"region_code":  str("Cloud region, e.g. `us-east-1`."),
+		"service_type": str("Service type: `POSTGRES`, `TIMESERIESDB` (or `TIMESCALEDB`), `VECTOR`, or any other string the API reports."),
+		"addons": schema.SetAttribute{
+			Computed: true, ElementType: types.StringType,
+			MarkdownDescription: "Addons derived from `service_type`: `POSTGRES` -> `[]`, `TIMESERIESDB`/`TIMESCALEDB` -> " +
+				"`[\"time-series\"]`, `VECTOR` -> `[\"ai\"]`, other types -> `[]`. A service created with both addons shows `[\"time-series\"]`.",
+		},
+		"status":                    str("Status, e.g. `READY`, `QUEUED`, `CONFIGURING`, `DELETING`."),
+		"created":                   str("Creation time (RFC 3339, UTC)."),
+		"paused":                    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the service is paused."},
+		"cpu_millis":                i64("CPU in thousandths of a core (`1000` = 1 vCPU)."),
+		"memory_gbs":                i64("Memory in GB."),
+		"volume_type":               str("Storage volume type, e.g. `gp3`."),
+		"environment":               str("Environment tag: `DEV` or `PROD`."),
+		"ha_replicas":               i64("Number of high-availability replicas."),
+		"sync_replicas":             i64("How many of the HA replicas are synchronous."),
+		"connection_pooler_enabled": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the connection pooler is on."},
+		"hostname":                  str("Host name of the database endpoint."),
+		"port":                      i64("Port of the database endpoint."),
+		"pooler_hostname":           str("Host name of the connection pooler; null while it is off."),
+		"pooler_port":               i64("Port of the connection pooler; null while it is off."),
+		"vpc_id":                    str("Id of the VPC the service is attached to; null when not attached."),
+		"vpc_hostname":              str("Host name of the service inside its VPC; null when not attached."),
+		"vpc_port":                  i64("Port of the service inside its VPC; null when not attached."),
+		"forked_from": schema.SingleNestedAttribute{
+			Computed:            true,
+			MarkdownDescription: "Source of a forked service; null when the service is not a fork.",
+			Attributes: map[string]schema.Attribute{
+				"project_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Project of the source service."},
+				"service_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the source service."},
+				"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the fork is a standby."},
+			},
+		},
+	}
+}
+
+func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := serviceComputedAttributes()
+	attrs["id"] = schema.StringAttribute{
+		Required:            true,
+		MarkdownDescription: "Id of the service to read, e.g. `rp1pz7uyae`.",
+		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+	attrs["read_replica_sets"] = schema.ListNestedAttribute{
+		Computed:            true,
+		MarkdownDescription: "The service's read replica sets.",
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"id":              schema.StringAttribute{Computed: true, MarkdownDescription: "Replica set id."},
+			"name":            schema.StringAttribute{Computed: true, MarkdownDescription: "Replica set name."},
+			"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Status: `creating`, `active`, `resizing`, `deleting` or `error`."},
+			"nodes":           schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of nodes."},
+			"cpu_millis":      schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU per node in thousandths of a core."},
+			"memory_gbs":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory per node in GB."},
+			"environment":     schema.StringAttribute{Computed: true, MarkdownDescription: "Environment tag: `DEV` or `PROD`."},
+			"hostname":        schema.StringAttribute{Computed: true, MarkdownDescription: "Host name of the replica set's endpoint."},
+			"port":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Port of the replica set's endpoint."},
+			"pooler_hostname": schema.StringAttribute{Computed: true, MarkdownDescription: "Host name of the replica set's connection pooler; null while it is off."},
+			"pooler_port":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Port of the replica set's connection pooler; null while it is off."},
+		}},
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads one service of the provider's project by id, with its endpoints and read replica sets. " +
+			"Secrets (passwords) are not available.",
+		Attributes: attrs,
+	}
+}
+
+func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if d.pd == nil {
+		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+		return
+	}
+	var cfg serviceDataSourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	id := cfg.ID.ValueString()
+	svc, err := d.pd.client.GetService(ctx, id)
+	if err == nil && serviceIsGone(svc) {
+		err = fmt.Errorf("service %s was deleted (status %s)", id, serviceStatus(svc))
+		resp.Diagnostics.AddAttributeError(path.Root("id"), "Service not found",
+			fmt.Sprintf("%s. Check the id: services are listed by the dbcloud_services data source.", err))
+		return
+	}
+	if api.IsNotFound(err) {
+		resp.Diagnostics.AddAttributeError(path.Root("id"), "Service not found",
+			fmt.Sprintf("Project %s has no service with id %q. Check the id: services are listed by the dbcloud_services data source.\n\n%s",
+				d.pd.client.ProjectID(), id, err))
+		return
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, "Could not read service", err)
+		return
+	}
+	out := serviceDataSourceModelFrom(svc, d.pd.client.ProjectID())
+	out.ID = cfg.ID
+	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+}
+
+// serviceDataSourceModelFrom maps a record to the data source model.
+func serviceDataSourceModelFrom(svc *api.Service, projectID string) serviceDataSourceModel {
+	f := flattenService(svc)
+	if f.ProjectID.IsNull() {
+		f.ProjectID = types.StringValue(projectID)
+	}
+	return serviceDataSourceModel{
+		ID:                      f.ID,
+		ProjectID:               f.ProjectID,
+		Name:                    f.Name,
+		Addons:                  serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString())),
+		RegionCode:              f.RegionCode,
+		ServiceType:             f.ServiceType,
+		Status:                  f.Status,
+		Created:                 f.Created,
+		Paused:                  f.Paused,
+		CPUMillis:               f.CPUMillis,
+		MemoryGbs:               f.MemoryGbs,
+		VolumeType:              f.VolumeType,
+		Environment:             f.Environment,
+		HAReplicas:              f.HAReplicas,
+		SyncReplicas:            f.SyncReplicas,
+		ConnectionPoolerEnabled: f.PoolerEnabled,
+		Hostname:                f.Hostname,
+		Port:                    f.Port,
+		PoolerHostname:          f.PoolerHostname,
+		PoolerPort:              f.PoolerPort,
+		VpcID:                   f.VpcID,
+		VpcHostname:             f.VpcHostname,
+		VpcPort:                 f.VpcPort,
+		ForkedFrom:              f.ForkedFrom,
+		ReadReplicaSets:         replicaSetObjects(svc.ReadReplicaSets),
+	}
+}

@@ -1,0 +1,71 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+)
+
+// VPC CIDR prefix lengths the provider accepts at plan time. The API has the last word; these bounds
+// only catch the obvious mistakes before anything is created.
+const (
+	vpcCIDRMinBits = 16
+	vpcCIDRMaxBits = 28
+)
+
+var _ validator.String = cidrValidator{}
+
+// cidrValidator checks at plan time that a string is an IPv4 CIDR block written with its network
+// address (10.0.0.0/16, not 10.0.0.1/16) and a prefix length between minBits and maxBits.
+type cidrValidator struct {
+	minBits, maxBits int
+}
+
+// vpcCIDR is the validator of dbcloud_vpc.cidr.
+func vpcCIDR() validator.String {
+	return cidrValidator{minBits: vpcCIDRMinBits, maxBits: vpcCIDRMaxBits}
+}
+
+func (v cidrValidator) Description(_ context.Context) string {
+	return fmt.Sprintf("value must be an IPv4 CIDR block in network-address form with a prefix length from /%d to /%d, e.g. 10.0.0.0/16", v.minBits, v.maxBits)
+}
+
+func (v cidrValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+// checkCIDR returns "" when s is acceptable, else what is wrong with it (and how to fix it).
+func (v cidrValidator) checkCIDR(s string) string {
+	example := "10.0.0.0/16"
+	if strings.TrimSpace(s) != s {
+		return fmt.Sprintf("%q has leading or trailing spaces; write the CIDR block without them, e.g. %s.", s, example)
+	}
+	prefix, err := netip.ParsePrefix(s)
+	if err != nil {
+		return fmt.Sprintf("%q is not a CIDR block (address/prefix length): %v. Write an IPv4 CIDR block such as %s.", s, err, example)
+	}
+	if !prefix.Addr().Is4() {
+		return fmt.Sprintf("%q is not an IPv4 CIDR block: VPCs use IPv4 address ranges such as %s.", s, example)
+	}
+	if b := prefix.Bits(); b < v.minBits || b > v.maxBits {
+		return fmt.Sprintf("%q has prefix length /%d; a VPC's prefix length must be from /%d (65,536 addresses) to /%d (16 addresses).",
+			s, b, v.minBits, v.maxBits)
+	}
+	if masked := prefix.Masked(); masked != prefix {
+		return fmt.Sprintf("%q is not a network address: the host bits after the first %d bits must be zero. Did you mean %s?",
+			s, prefix.Bits(), masked)
+	}
+	return ""
+}
+
+func (v cidrValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if problem := v.checkCIDR(req.ConfigValue.ValueString()); problem != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid CIDR block", problem)
+	}
+}

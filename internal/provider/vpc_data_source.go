@@ -1,0 +1,130 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+var (
+	_ datasource.DataSource                     = (*vpcDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*vpcDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*vpcDataSource)(nil)
+)
+
+// NewVPCDataSource is the dbcloud_vpc data source.
+func NewVPCDataSource() datasource.DataSource { return &vpcDataSource{} }
+
+type vpcDataSource struct {
+	pd *providerData
+}
+
+func (d *vpcDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_vpc"
+}
+
+func (d *vpcDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "One VPC of the project, found by `id` or by `name` (exactly one of them). A name must match " +
+			"exactly one VPC: none or several is an error (several lists their ids, so that you can use `id` instead).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				MarkdownDescription: "Id of the VPC. Give this or `name`.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"name": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				MarkdownDescription: "Exact name of the VPC. Give this or `id`; it must match exactly one VPC.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"cidr": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "IPv4 address range in CIDR notation, e.g. `10.0.0.0/16`.",
+			},
+			"region_code": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Cloud region, e.g. `us-east-1`.",
+			},
+		},
+	}
+}
+
+func (d *vpcDataSource) ConfigValidators(_ context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name")),
+	}
+}
+
+func (d *vpcDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg vpcDataItem
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	c := d.pd.client
+	var vpc *api.VPC
+	if !cfg.ID.IsNull() {
+		id := cfg.ID.ValueString()
+		v, err := c.GetVPC(ctx, id)
+		if api.IsNotFound(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("id"), "VPC not found",
+				fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err))
+			return
+		}
+		if err != nil {
+			addError(&resp.Diagnostics, "Could not read VPC", err)
+			return
+		}
+		vpc = v
+	} else {
+		name := cfg.Name.ValueString()
+		vpcs, err := c.ListVPCs(ctx)
+		if err != nil {
+			addError(&resp.Diagnostics, "Could not list VPCs", err)
+			return
+		}
+		var matches []*api.VPC
+		for i := range vpcs {
+			if deref(vpcs[i].Name) == name {
+				matches = append(matches, &vpcs[i])
+			}
+		}
+		switch len(matches) {
+		case 0:
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "VPC not found",
+				fmt.Sprintf("no VPC named %q in this project (it has %d VPCs). Names are matched exactly, case included.", name, len(vpcs)))
+			return
+		case 1:
+			vpc = matches[0]
+		default:
+			ids := make([]string, 0, len(matches))
+			for _, m := range matches {
+				ids = append(ids, deref(m.ID))
+			}
+			resp.Diagnostics.AddAttributeError(path.Root("name"), "Several VPCs have this name",
+				fmt.Sprintf("%d VPCs are named %q: %s. Select one by id instead of by name.", len(matches), name, strings.Join(ids, ", ")))
+			return
+		}
+	}
+	out := vpcItem(vpc)
+	if out.ID.IsNull() {
+		out.ID = cfg.ID
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+}

@@ -1,0 +1,371 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// Default timeouts of dbcloud_vpc_peering.
+const (
+	peeringCreateTimeout = 20 * time.Minute
+	peeringDeleteTimeout = 10 * time.Minute
+)
+
+const peeringTypeName = "dbcloud_vpc_peering"
+
+var (
+	_ resource.Resource                = (*vpcPeeringResource)(nil)
+	_ resource.ResourceWithConfigure   = (*vpcPeeringResource)(nil)
+	_ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
+)
+
+// NewVPCPeeringResource is the dbcloud_vpc_peering resource.
+func NewVPCPeeringResource() resource.Resource { return &vpcPeeringResource{} }
+
+type vpcPeeringResource struct {
+	pd *providerData
+}
+
+type vpcPeeringModel struct {
+	ID             types.String   `tfsdk:"id"`
+	VPCID          types.String   `tfsdk:"vpc_id"`
+	PeerAccountID  types.String   `tfsdk:"peer_account_id"`
+	PeerRegionCode types.String   `tfsdk:"peer_region_code"`
+	PeerVPCID      types.String   `tfsdk:"peer_vpc_id"`
+	Status         types.String   `tfsdk:"status"`
+	ProvisionedID  types.String   `tfsdk:"provisioned_id"`
+	ErrorMessage   types.String   `tfsdk:"error_message"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *vpcPeeringResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_vpc_peering"
+}
+
+func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	nonEmpty := []validator.String{stringvalidator.LengthAtLeast(1)}
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A peering connection between a `dbcloud_vpc` and a VPC of your cloud account.\n\n" +
+			"Creation returns as soon as the cloud side exists, i.e. `provisioned_id` (the cloud's peering connection id, " +
+			"`pcx-...`) is known, so that an accepter resource of your cloud provider can use it in the same apply. It does " +
+			"**not** wait for the peer side to accept: `status` stays `pending` until then and turns `active` afterwards " +
+			"(a refresh picks that up without planning any change). A peering the API reports as failed (`error_message` " +
+			"set) fails the apply with that message.\n\n" +
+			"Every argument replaces the peering when changed. Import with " +
+			"`terraform import dbcloud_vpc_peering.example <vpc_id>/<peering_id>`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The peering id assigned by the API (a decimal string).",
+				PlanModifiers:       keep,
+			},
+			"vpc_id": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Id of the dbcloud VPC to peer, usually `dbcloud_vpc.<name>.id`. Changing it replaces the peering.",
+				PlanModifiers:       replace,
+				Validators:          nonEmpty,
+			},
+			"peer_account_id": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Cloud account id that owns the peer VPC, e.g. `123456789012`. Changing it replaces the peering.",
+				PlanModifiers:       replace,
+				Validators:          nonEmpty,
+			},
+			"peer_region_code": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Region of the peer VPC, e.g. `us-east-1`. Changing it replaces the peering.",
+				PlanModifiers:       replace,
+				Validators:          nonEmpty,
+			},
+			"peer_vpc_id": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Id of the peer VPC in your cloud account, e.g. `vpc-0a1b2c3d`. Changing it replaces the peering.",
+				PlanModifiers:       replace,
+				Validators:          nonEmpty,
+			},
+			"status": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Status reported by the API: `pending` until the peer side accepts, then `active` " +
+					"(other values, such as `failed`, are passed through). It changes outside Terraform; a refresh updates it.",
+				PlanModifiers: keep,
+			},
+			"provisioned_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The cloud's peering connection id (e.g. `pcx-0123456789abcdef0`), for the peer side's accepter.",
+				PlanModifiers:       keep,
+			},
+			"error_message": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Why the peering failed, as reported by the API; null while it has not failed.",
+				PlanModifiers:       keep,
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+		},
+	}
+}
+
+func (r *vpcPeeringResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan vpcPeeringModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, peeringCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	const summary = "Could not create VPC peering"
+	c := r.pd.client
+	vpcID := plan.VPCID.ValueString()
+	body := api.PeeringCreate{
+		PeerAccountID:  plan.PeerAccountID.ValueString(),
+		PeerRegionCode: plan.PeerRegionCode.ValueString(),
+		PeerVpcID:      plan.PeerVPCID.ValueString(),
+	}
+
+	before, err := c.ListPeerings(ctx, vpcID)
+	if err != nil {
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	p, err := c.CreatePeering(ctx, vpcID, body)
+	if api.IsAmbiguous(err) {
+		if found := findNewPeering(ctx, c, vpcID, body, before); found != nil {
+			tflog.Info(ctx, "peering create had an ambiguous answer but the peering exists: adopting it", map[string]any{"id": deref(found.ID)})
+			p, err = found, nil
+		}
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	id := deref(p.ID)
+	if id == "" {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID))
+		return
+	}
+
+	// Save the id at once: if the wait fails, Terraform keeps the peering (tainted) instead of losing it.
+	state := plan
+	state.ID = types.StringValue(id)
+	state.applyRecord(p)
+	state.nullUnknowns()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	var (
+		stop pollStopper
+		last = p
+	)
+	what := fmt.Sprintf("peering %s of VPC %s to be provisioned (provisioned_id known)", id, vpcID)
+	_, err = waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		got, err := c.GetPeering(ctx, vpcID, id)
+		switch {
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{}, stop.stop(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
+		case err != nil:
+			return PollResult[struct{}]{}, err
+		}
+		last = got
+		status := deref(got.Status)
+		switch {
+		case deref(got.ErrorMessage) != "" || strings.EqualFold(status, "failed"):
+			return PollResult[struct{}]{}, stop.stop(peeringFailed(vpcID, body, got))
+		case deref(got.ProvisionedID) != "" || strings.EqualFold(status, "active"):
+			return PollResult[struct{}]{Done: true}, nil
+		}
+		return PollResult[struct{}]{Status: status + ", not yet provisioned"}, nil
+	})
+	state.applyRecord(last)
+	state.nullUnknowns()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if err = stop.result(err); err != nil {
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	r.pd.analytics.track(ctx, peeringTypeName, "create")
+}
+
+func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state vpcPeeringModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
+	p, err := r.pd.client.GetPeering(ctx, vpcID, id)
+	if api.IsNotFound(err) {
+		tflog.Warn(ctx, "VPC peering not found: removing it from state", map[string]any{"vpc_id": vpcID, "id": id})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, "Could not read VPC peering", err)
+		return
+	}
+	state.applyRecord(p)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only happens for the timeouts block: every argument replaces the peering.
+func (r *vpcPeeringResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan vpcPeeringModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state vpcPeeringModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, peeringDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := r.pd.client
+	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
+
+	var stop pollStopper
+	what := fmt.Sprintf("peering %s of VPC %s to be deleted", id, vpcID)
+	_, err := waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		p, err := c.GetPeering(ctx, vpcID, id)
+		switch {
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case err != nil:
+			return PollResult[struct{}]{}, err
+		}
+		if st := deref(p.Status); strings.EqualFold(st, "deleting") {
+			return PollResult[struct{}]{Status: st}, nil
+		}
+		err = c.DeletePeering(ctx, vpcID, id)
+		switch {
+		case err == nil:
+			return PollResult[struct{}]{Status: "delete requested"}, nil
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case api.IsConflict(err):
+			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
+		case IsTransient(err):
+			return PollResult[struct{}]{}, err
+		}
+		return PollResult[struct{}]{}, stop.stop(err)
+	})
+	if err = stop.result(err); err != nil {
+		addError(&resp.Diagnostics, "Could not delete VPC peering", err)
+		return
+	}
+	r.pd.analytics.track(ctx, peeringTypeName, "delete")
+}
+
+func (r *vpcPeeringResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	parts, err := splitImportID(req.ID, "vpc_id", "peering_id")
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID for dbcloud_vpc_peering",
+			err.Error()+". Example: terraform import dbcloud_vpc_peering.example 1234567890/2345678901")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vpc_id"), parts[0])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), parts[1])...)
+}
+
+// applyRecord copies what the API reports into the model. Fields the record leaves out keep their
+// value, except error_message, whose absence means "no error".
+func (m *vpcPeeringModel) applyRecord(p *api.Peering) {
+	if p == nil {
+		return
+	}
+	set := func(dst *types.String, v *string) {
+		if v != nil {
+			*dst = types.StringValue(*v)
+		}
+	}
+	set(&m.PeerAccountID, p.PeerAccountID)
+	set(&m.PeerRegionCode, p.PeerRegionCode)
+	set(&m.PeerVPCID, p.PeerVpcID)
+	set(&m.Status, p.Status)
+	set(&m.ProvisionedID, p.ProvisionedID)
+	m.ErrorMessage = stringValue(p.ErrorMessage)
+}
+
+// nullUnknowns turns the computed values the API did not report into nulls: state must not hold unknowns.
+func (m *vpcPeeringModel) nullUnknowns() {
+	for _, s := range []*types.String{&m.ID, &m.Status, &m.ProvisionedID, &m.ErrorMessage} {
+		if s.IsUnknown() {
+			*s = types.StringNull()
+		}
+	}
+}
+
+// peeringFailed is the error of a peering the API reports as failed.
+func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
+	msg := deref(p.ErrorMessage)
+	if msg == "" {
+		msg = "no error_message was given"
+	}
+	return fmt.Errorf("peering %s of VPC %s with peer VPC %s (account %s, region %s) failed with status %q: %s.\n\n"+
+		"Check peer_account_id, peer_region_code and peer_vpc_id, and that the peer VPC exists. Terraform keeps the failed "+
+		"peering as tainted: the next apply deletes it and creates a new one",
+		deref(p.ID), vpcID, body.PeerVpcID, body.PeerAccountID, body.PeerRegionCode, deref(p.Status), msg)
+}
+
+// findNewPeering returns the one peering like body that was not in before, or nil.
+func findNewPeering(ctx context.Context, c *api.Client, vpcID string, body api.PeeringCreate, before []api.Peering) *api.Peering {
+	known := map[string]bool{}
+	for _, p := range before {
+		known[deref(p.ID)] = true
+	}
+	peerings, err := c.ListPeerings(ctx, vpcID)
+	if err != nil {
+		return nil
+	}
+	var found *api.Peering
+	for i := range peerings {
+		p := &peerings[i]
+		if known[deref(p.ID)] || deref(p.PeerVpcID) != body.PeerVpcID || deref(p.PeerAccountID) != body.PeerAccountID ||
+			deref(p.PeerRegionCode) != body.PeerRegionCode {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = p
+	}
+	return found
+}

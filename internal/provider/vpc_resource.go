@@ -1,0 +1,355 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// vpcDeleteTimeout bounds how long a VPC delete waits for services that are being deleted to let go of it.
+const vpcDeleteTimeout = 10 * time.Minute
+
+// vpcUnexplainedConflicts is how many 409 answers in a row, with no attached service or peering to be
+// seen, a VPC delete waits out before it gives up (the API may lag behind a detach).
+const vpcUnexplainedConflicts = 5
+
+const vpcTypeName = "dbcloud_vpc"
+
+var (
+	_ resource.Resource                = (*vpcResource)(nil)
+	_ resource.ResourceWithConfigure   = (*vpcResource)(nil)
+	_ resource.ResourceWithImportState = (*vpcResource)(nil)
+)
+
+// NewVPCResource is the dbcloud_vpc resource.
+func NewVPCResource() resource.Resource { return &vpcResource{} }
+
+type vpcResource struct {
+	pd *providerData
+}
+
+type vpcModel struct {
+	ID         types.String   `tfsdk:"id"`
+	Name       types.String   `tfsdk:"name"`
+	CIDR       types.String   `tfsdk:"cidr"`
+	RegionCode types.String   `tfsdk:"region_code"`
+	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *vpcResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_vpc"
+}
+
+func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A VPC of the project: a private IPv4 network that services attach to (`dbcloud_service.vpc_id`) " +
+			"and that can be peered with a VPC of your cloud account (`dbcloud_vpc_peering`). Creation is synchronous.\n\n" +
+			"A VPC cannot be deleted while services are attached to it or peerings exist: the provider then names them. " +
+			"Terraform orders this itself when the services and peerings are in the same configuration.\n\n" +
+			"Import with `terraform import dbcloud_vpc.example <vpc_id>`.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The VPC id assigned by the API (a decimal string).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the VPC, 1 to 128 characters. Changes in place (rename).",
+				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
+			},
+			"cidr": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: fmt.Sprintf("IPv4 address range of the VPC in CIDR notation, written with its network "+
+					"address and a prefix length from /%d to /%d, e.g. `10.0.0.0/16` (`10.0.0.1/16` is rejected at plan time). "+
+					"It must not overlap the networks you peer with; the API has the last word. Changing it replaces the VPC.",
+					vpcCIDRMinBits, vpcCIDRMaxBits),
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{vpcCIDR()},
+			},
+			"region_code": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Cloud region of the VPC, e.g. `us-east-1`; services attached to it must be in the same " +
+					"region. Changing it replaces the VPC.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Delete: true}),
+		},
+	}
+}
+
+func (r *vpcResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan vpcModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	const summary = "Could not create VPC"
+	c := r.pd.client
+	body := api.VPCCreate{Name: plan.Name.ValueString(), Cidr: plan.CIDR.ValueString(), RegionCode: plan.RegionCode.ValueString()}
+
+	before, err := c.ListVPCs(ctx)
+	if err != nil {
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	vpc, err := c.CreateVPC(ctx, body)
+	if api.IsAmbiguous(err) {
+		if found := findNewVPC(ctx, c, body, before); found != nil {
+			tflog.Info(ctx, "VPC create had an ambiguous answer but the VPC exists: adopting it", map[string]any{"id": deref(found.ID)})
+			vpc, err = found, nil
+		}
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, summary, err)
+		return
+	}
+	if deref(vpc.ID) == "" {
+		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name))
+		return
+	}
+	plan.ID = types.StringValue(deref(vpc.ID))
+	plan.applyRecord(vpc)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.pd.analytics.track(ctx, vpcTypeName, "create")
+}
+
+func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state vpcModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	vpc, err := r.pd.client.GetVPC(ctx, state.ID.ValueString())
+	if api.IsNotFound(err) {
+		tflog.Warn(ctx, "VPC not found: removing it from state", map[string]any{"id": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addError(&resp.Diagnostics, "Could not read VPC", err)
+		return
+	}
+	state.applyRecord(vpc)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state vpcModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !plan.Name.Equal(state.Name) {
+		vpc, err := r.pd.client.RenameVPC(ctx, state.ID.ValueString(), plan.Name.ValueString())
+		if err != nil {
+			addError(&resp.Diagnostics, "Could not rename VPC", err)
+			return
+		}
+		plan.applyRecord(vpc)
+		r.pd.analytics.track(ctx, vpcTypeName, "update")
+	}
+	plan.ID = state.ID
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state vpcModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, vpcDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c := r.pd.client
+	id := state.ID.ValueString()
+
+	var (
+		stop        pollStopper
+		unexplained int
+	)
+	what := fmt.Sprintf("VPC %s to be released by the services being deleted", id)
+	_, err := waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		err := c.DeleteVPC(ctx, id)
+		switch {
+		case err == nil, api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case IsTransient(err):
+			return PollResult[struct{}]{}, err
+		case !api.IsConflict(err):
+			return PollResult[struct{}]{}, stop.stop(err)
+		}
+		h, herr := vpcHoldersOf(ctx, c, id)
+		if herr != nil {
+			return PollResult[struct{}]{}, herr
+		}
+		switch {
+		case h.firm():
+			return PollResult[struct{}]{}, stop.stop(h.explain(id, state.Name.ValueString(), err))
+		case len(h.leaving) > 0:
+			unexplained = 0
+			return PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
+		}
+		unexplained++
+		if unexplained >= vpcUnexplainedConflicts {
+			return PollResult[struct{}]{}, stop.stop(h.explain(id, state.Name.ValueString(), err))
+		}
+		return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
+	})
+	if err = stop.result(err); err != nil {
+		addError(&resp.Diagnostics, "Could not delete VPC", err)
+		return
+	}
+	r.pd.analytics.track(ctx, vpcTypeName, "delete")
+}
+
+func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if strings.TrimSpace(req.ID) == "" || strings.Contains(req.ID, "/") {
+		resp.Diagnostics.AddError("Invalid import ID for dbcloud_vpc",
+			fmt.Sprintf("expected an import ID of the form <vpc_id>, got %q. Example: terraform import dbcloud_vpc.example 1234567890", req.ID))
+		return
+	}
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+// applyRecord copies what the API reports into the model. Fields the record leaves out keep their value.
+func (m *vpcModel) applyRecord(v *api.VPC) {
+	if v == nil {
+		return
+	}
+	if v.ID != nil {
+		m.ID = types.StringValue(*v.ID)
+	}
+	if v.Name != nil {
+		m.Name = types.StringValue(*v.Name)
+	}
+	if v.Cidr != nil {
+		m.CIDR = types.StringValue(*v.Cidr)
+	}
+	if v.RegionCode != nil {
+		m.RegionCode = types.StringValue(*v.RegionCode)
+	}
+}
+
+// findNewVPC returns the one VPC like body that was not in before, or nil.
+func findNewVPC(ctx context.Context, c *api.Client, body api.VPCCreate, before []api.VPC) *api.VPC {
+	known := map[string]bool{}
+	for _, v := range before {
+		known[deref(v.ID)] = true
+	}
+	vpcs, err := c.ListVPCs(ctx)
+	if err != nil {
+		return nil
+	}
+	var found *api.VPC
+	for i := range vpcs {
+		v := &vpcs[i]
+		if known[deref(v.ID)] || deref(v.Name) != body.Name || deref(v.Cidr) != body.Cidr || deref(v.RegionCode) != body.RegionCode {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = v
+	}
+	return found
+}
+
+// vpcHolders is what keeps a VPC from being deleted.
+type vpcHolders struct {
+	services []string // attached services that are not being deleted, described
+	peerings []string // the VPC's peerings, described
+	leaving  []string // attached services that are being deleted (they let go by themselves)
+}
+
+func (h vpcHolders) firm() bool { return len(h.services) > 0 || len(h.peerings) > 0 }
+
+// vpcHoldersOf looks up the services attached to the VPC and its peerings.
+func vpcHoldersOf(ctx context.Context, c *api.Client, vpcID string) (vpcHolders, error) {
+	var h vpcHolders
+	services, err := c.ListServices(ctx)
+	if err != nil {
+		return h, err
+	}
+	for _, s := range services {
+		if s.VpcEndpoint == nil || deref(s.VpcEndpoint.VpcID) != vpcID {
+			continue
+		}
+		st := deref(s.Status)
+		if st == api.DELETING || st == api.DELETED {
+			h.leaving = append(h.leaving, deref(s.ServiceID))
+			continue
+		}
+		h.services = append(h.services, fmt.Sprintf("service %s (name %q, status %s)", deref(s.ServiceID), deref(s.Name), st))
+	}
+	peerings, err := c.ListPeerings(ctx, vpcID)
+	if err != nil && !api.IsNotFound(err) {
+		return h, err
+	}
+	for _, p := range peerings {
+		h.peerings = append(h.peerings, fmt.Sprintf("peering %s (peer VPC %s in account %s, region %s, status %s)",
+			deref(p.ID), deref(p.PeerVpcID), deref(p.PeerAccountID), deref(p.PeerRegionCode), deref(p.Status)))
+	}
+	return h, nil
+}
+
+// explain is the error of a VPC delete refused with 409: the API's answer, who holds the VPC, and what to do.
+func (h vpcHolders) explain(vpcID, name string, apiErr error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "VPC %s (%q) is still in use, so the API refused to delete it.\n\nThe API answered: %v\n", vpcID, name, apiErr)
+	if len(h.services) > 0 {
+		b.WriteString("\nServices attached to it:\n")
+		for _, s := range h.services {
+			fmt.Fprintf(&b, "  - %s\n", s)
+		}
+	}
+	if len(h.peerings) > 0 {
+		b.WriteString("\nPeerings of it:\n")
+		for _, p := range h.peerings {
+			fmt.Fprintf(&b, "  - %s\n", p)
+		}
+	}
+	var todo []string
+	if len(h.services) > 0 {
+		todo = append(todo, "detach the services from the VPC (remove vpc_id from their dbcloud_service, or destroy them)")
+	}
+	if len(h.peerings) > 0 {
+		todo = append(todo, "delete the peerings (destroy their dbcloud_vpc_peering)")
+	}
+	if len(todo) == 0 {
+		b.WriteString("\nNo attached service or peering is visible to this project's credentials: the API may still be " +
+			"finishing a detach. Wait a minute and run terraform again.")
+	} else {
+		fmt.Fprintf(&b, "\nFirst %s, then run terraform again. Resources managed elsewhere (another configuration, the "+
+			"console) must be changed there.", strings.Join(todo, " and "))
+	}
+	return errors.New(b.String())
+}
