@@ -228,13 +228,25 @@ const maxLoggedBody = 4096
 // MaskBody returns a body fit for a log: JSON values under password-like keys are replaced by "***",
 // and any of the given secret strings is replaced wherever it appears.
 func MaskBody(body []byte, secrets ...string) string {
+	out, _ := maskBody(body, secrets)
+	return out
+}
+
+// minEchoedSecret is the shortest masked value that is also looked for in the answer: shorter
+// strings would garble the logs more than they protect.
+const minEchoedSecret = 4
+
+// maskBody is MaskBody that also returns the string values it masked under secret keys, so that
+// an answer echoing them (e.g. "password 'x' is too weak") can be masked too.
+func maskBody(body []byte, secrets []string) (string, []string) {
 	if len(body) == 0 {
-		return ""
+		return "", nil
 	}
 	out := string(body)
+	var masked []string
 	var v any
 	if err := json.Unmarshal(body, &v); err == nil {
-		if b, err := json.Marshal(maskValue(v)); err == nil {
+		if b, err := json.Marshal(maskValue(v, &masked)); err == nil {
 			out = string(b)
 		}
 	}
@@ -250,25 +262,44 @@ func MaskBody(body []byte, secrets ...string) string {
 			}
 		}
 	}
-	return truncate(out, maxLoggedBody, "...(truncated)")
+	return truncate(out, maxLoggedBody, "...(truncated)"), masked
 }
 
-func maskValue(v any) any {
+// maskValue replaces the values under secret keys by "***", appending the strings it hid to masked.
+func maskValue(v any, masked *[]string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, val := range t {
 			if isSecretKey(k) {
+				collectStrings(val, masked)
 				t[k] = "***"
 			} else {
-				t[k] = maskValue(val)
+				t[k] = maskValue(val, masked)
 			}
 		}
 	case []any:
 		for i := range t {
-			t[i] = maskValue(t[i])
+			t[i] = maskValue(t[i], masked)
 		}
 	}
 	return v
+}
+
+func collectStrings(v any, into *[]string) {
+	switch t := v.(type) {
+	case string:
+		if len(t) >= minEchoedSecret {
+			*into = append(*into, t)
+		}
+	case map[string]any:
+		for _, val := range t {
+			collectStrings(val, into)
+		}
+	case []any:
+		for _, val := range t {
+			collectStrings(val, into)
+		}
+	}
 }
 
 // MaskHeaders returns the headers fit for a log, with Authorization (its scheme kept) and the other
@@ -309,11 +340,13 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			_ = rc.Close()
 		}
 	}
+	// The secrets the request carries (a new password) are masked in its answer too.
+	maskedReq, sent := maskBody(reqBody, t.secrets)
 	tflog.Debug(ctx, "dbcloud API request", map[string]any{
 		"method":  req.Method,
 		"url":     req.URL.String(),
 		"headers": MaskHeaders(req.Header),
-		"body":    MaskBody(reqBody, t.secrets...),
+		"body":    maskedReq,
 	})
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
@@ -332,7 +365,7 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, rerr
 	}
 	fields["status"] = resp.StatusCode
-	fields["body"] = MaskBody(body, t.secrets...)
+	fields["body"] = MaskBody(body, append(sent, t.secrets...)...)
 	tflog.Debug(ctx, "dbcloud API response", fields)
 	return resp, nil
 }

@@ -1,0 +1,654 @@
+package api
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// dropConnection closes the client's connection without an answer, after the request was read.
+func dropConnection(t *testing.T, w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		t.Errorf("response writer cannot hijack")
+		return
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		t.Errorf("hijack: %v", err)
+		return
+	}
+	_ = conn.Close()
+}
+
+// countingTransport counts the attempts the client makes, whether or not they reach a server.
+type countingTransport struct {
+	n    atomic.Int32
+	next http.RoundTripper
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	return c.next.RoundTrip(r)
+}
+
+// ---- retry rules against a server ----
+
+func TestPOSTAnswered500IsSentOnceAndAmbiguous(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		rec.record(r)
+		writeJSON(w, 500, errorBody("INTERNAL", "something broke"))
+	})
+	_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+	if n := rec.hits.Load(); n != 1 {
+		t.Errorf("POST answered 500 was sent %d times, want 1", n)
+	}
+	if StatusCode(err) != 500 || !IsAmbiguous(err) {
+		t.Errorf("error %v: want a 500 *APIError that is ambiguous", err)
+	}
+}
+
+func TestPOSTAnsweredGatewayErrorsIsSentOnce(t *testing.T) {
+	for _, status := range []int{502, 503, 504} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			rec := &recorder{}
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				rec.record(r)
+				writeJSON(w, status, errorBody("UNAVAILABLE", "try later"))
+			})
+			_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+			if n := rec.hits.Load(); n != 1 {
+				t.Errorf("POST answered %d was sent %d times, want 1", status, n)
+			}
+			if StatusCode(err) != status || !IsAmbiguous(err) {
+				t.Errorf("error %v: want an ambiguous %d", err, status)
+			}
+		})
+	}
+}
+
+func TestGET503TwiceThenOK(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if rec.record(r) <= 2 {
+			writeJSON(w, 503, errorBody("UNAVAILABLE", "busy"))
+			return
+		}
+		writeJSON(w, 200, `{"service_id":"svc1","status":"READY"}`)
+	})
+	s, err := c.GetService(context.Background(), "svc1")
+	if err != nil || *s.ServiceID != "svc1" {
+		t.Fatalf("GetService = %+v, %v", s, err)
+	}
+	if n := rec.hits.Load(); n != 3 {
+		t.Errorf("%d hits, want 3", n)
+	}
+	// Every attempt carries the credentials.
+	for i, r := range rec.all() {
+		if _, _, ok := (&http.Request{Header: r.Header}).BasicAuth(); !ok {
+			t.Errorf("attempt %d lacks basic auth", i+1)
+		}
+	}
+}
+
+func TestDELETE504ThenAccepted(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if rec.record(r) == 1 {
+			writeJSON(w, 504, "")
+			return
+		}
+		w.WriteHeader(202)
+	})
+	if err := c.DeleteService(context.Background(), "svc1"); err != nil {
+		t.Fatalf("DeleteService: %v", err)
+	}
+	if n := rec.hits.Load(); n != 2 {
+		t.Errorf("%d hits, want 2", n)
+	}
+}
+
+func TestGET500IsNotRetried(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		rec.record(r)
+		writeJSON(w, 500, errorBody("INTERNAL", "x"))
+	})
+	_, err := c.GetService(context.Background(), "svc1")
+	if n := rec.hits.Load(); n != 1 || StatusCode(err) != 500 {
+		t.Errorf("%d hits, error %v", n, err)
+	}
+}
+
+func TestClientErrorsAreNotRetried(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 404, 409} {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			rec.record(r)
+			writeJSON(w, status, errorBody("E", "no"))
+		})
+		_, errGet := c.GetService(context.Background(), "svc1")
+		_, errPost := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+		if n := rec.hits.Load(); n != 2 || StatusCode(errGet) != status || StatusCode(errPost) != status {
+			t.Errorf("%d: %d hits for a GET and a POST, errors %v / %v", status, n, errGet, errPost)
+		}
+	}
+}
+
+func TestPOST429RetryAfterIsHonoured(t *testing.T) {
+	var mu sync.Mutex
+	var times []time.Time
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		n := rec.record(r)
+		mu.Lock()
+		times = append(times, time.Now())
+		mu.Unlock()
+		if n == 1 {
+			w.Header().Set("Retry-After", "1")
+			writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+			return
+		}
+		writeJSON(w, 202, `{"service_id":"svc1","status":"QUEUED"}`)
+	}, func(cfg *Config) {
+		cfg.Retry = &RetryPolicy{MaxRetries: 2, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: 10 * time.Second}
+	})
+	start := time.Now()
+	s, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+	elapsed := time.Since(start)
+	if err != nil || *s.ServiceID != "svc1" {
+		t.Fatalf("CreateService = %+v, %v", s, err)
+	}
+	if n := rec.hits.Load(); n != 2 {
+		t.Fatalf("%d hits, want 2", n)
+	}
+	mu.Lock()
+	gap := times[1].Sub(times[0])
+	mu.Unlock()
+	if gap < 950*time.Millisecond || elapsed < 950*time.Millisecond {
+		t.Errorf("waited %v between attempts (%v in all), want about the 1s of Retry-After", gap, elapsed)
+	}
+	if elapsed > 5*time.Second {
+		t.Errorf("took %v", elapsed)
+	}
+}
+
+func TestGET429IsRetried(t *testing.T) {
+	for _, retryAfter := range []string{"", "0"} {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if rec.record(r) == 1 {
+				if retryAfter != "" {
+					w.Header().Set("Retry-After", retryAfter)
+				}
+				writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+				return
+			}
+			writeJSON(w, 200, `[]`)
+		})
+		if _, err := c.ListVPCs(context.Background()); err != nil {
+			t.Errorf("Retry-After %q: %v", retryAfter, err)
+		}
+		if n := rec.hits.Load(); n != 2 {
+			t.Errorf("Retry-After %q: %d hits, want 2", retryAfter, n)
+		}
+	}
+}
+
+func TestRetryAfterIsCapped(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if rec.record(r) == 1 {
+			w.Header().Set("Retry-After", "3600")
+			writeJSON(w, 429, errorBody("RATE_LIMITED", "come back in an hour"))
+			return
+		}
+		writeJSON(w, 200, `{"service_id":"svc1"}`)
+	}, func(cfg *Config) {
+		cfg.Retry = &RetryPolicy{MaxRetries: 2, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: 20 * time.Millisecond}
+	})
+	// Bounded, so that an uncapped wait of an hour fails here instead of hanging the suite.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	if _, err := c.GetService(ctx, "svc1"); err != nil {
+		t.Fatalf("GetService: %v (Retry-After must be capped at MaxRetryAfter)", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v: Retry-After must be capped at MaxRetryAfter", d)
+	}
+	if n := rec.hits.Load(); n != 2 {
+		t.Errorf("%d hits, want 2", n)
+	}
+}
+
+func TestRetriesExhaustedGiveTheLastAnswer(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		n := rec.record(r)
+		writeJSON(w, 503, fmt.Sprintf(`{"code":"UNAVAILABLE","message":"attempt %d refused","details":"maintenance"}`, n))
+	})
+	_, err := c.GetService(context.Background(), "svc1")
+	maxRetries := fastRetry().MaxRetries
+	if n := int(rec.hits.Load()); n != maxRetries+1 {
+		t.Errorf("%d hits, want MaxRetries+1 = %d", n, maxRetries+1)
+	}
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("%T %v is not an *APIError", err, err)
+	}
+	if apiErr.StatusCode != 503 || apiErr.Code != "UNAVAILABLE" || apiErr.Message != fmt.Sprintf("attempt %d refused", maxRetries+1) || apiErr.Details != "maintenance" {
+		t.Errorf("APIError = %+v, want the last answer", *apiErr)
+	}
+}
+
+func TestRateLimitExhaustedIsNotAmbiguous(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		rec.record(r)
+		writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+	})
+	_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+	if n := int(rec.hits.Load()); n != fastRetry().MaxRetries+1 {
+		t.Errorf("%d hits", n)
+	}
+	if !IsRateLimited(err) || IsAmbiguous(err) {
+		t.Errorf("error %v: want a 429 that is not ambiguous", err)
+	}
+}
+
+func TestPOSTDroppedConnectionIsNotRetried(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		rec.record(r) // the request has been read in full
+		dropConnection(t, w)
+	})
+	_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+	if n := rec.hits.Load(); n != 1 {
+		t.Errorf("POST with a dropped connection was sent %d times, want 1", n)
+	}
+	var tErr *TransportError
+	if !errors.As(err, &tErr) || tErr.NotSent {
+		t.Fatalf("error %T %v: want a *TransportError that was sent", err, err)
+	}
+	if !IsAmbiguous(err) || StatusCode(err) != 0 {
+		t.Errorf("IsAmbiguous(%v) = false", err)
+	}
+	if !strings.Contains(err.Error(), `create service "db"`) || !strings.Contains(err.Error(), "may or may not") {
+		t.Errorf("Error() = %q", err)
+	}
+}
+
+func TestGETDroppedConnectionIsRetried(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if rec.record(r) == 1 {
+			dropConnection(t, w)
+			return
+		}
+		writeJSON(w, 200, `{"service_id":"svc1"}`)
+	})
+	if _, err := c.GetService(context.Background(), "svc1"); err != nil {
+		t.Fatalf("GetService: %v", err)
+	}
+	if n := rec.hits.Load(); n != 2 {
+		t.Errorf("%d hits, want 2", n)
+	}
+}
+
+// closedAddr returns the address of a port nothing listens on.
+func closedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+func TestPOSTToClosedPortIsRetried(t *testing.T) {
+	counter := &countingTransport{next: http.DefaultTransport.(*http.Transport).Clone()}
+	policy := fastRetry()
+	c, err := New(Config{
+		BaseURL: "http://" + closedAddr(t) + "/v1", AccessKey: testAccessKey, SecretKey: testSecretKey,
+		ProjectID: testProjectID, Retry: policy, Transport: counter,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+	if n := int(counter.n.Load()); n != policy.MaxRetries+1 {
+		t.Errorf("%d attempts, want MaxRetries+1 = %d", n, policy.MaxRetries+1)
+	}
+	var tErr *TransportError
+	if !errors.As(err, &tErr) || !tErr.NotSent {
+		t.Fatalf("error %T %v: want a *TransportError that was not sent", err, err)
+	}
+	if IsAmbiguous(err) {
+		t.Errorf("a request that could not connect is not ambiguous")
+	}
+	if !strings.Contains(err.Error(), "could not connect") || !strings.Contains(err.Error(), `create service "db"`) {
+		t.Errorf("Error() = %q", err)
+	}
+	var opErr *net.OpError
+	if !errors.As(err, &opErr) || opErr.Op != "dial" {
+		t.Errorf("the dial error is not in the chain of %v", err)
+	}
+}
+
+func TestPerRequestTimeout(t *testing.T) {
+	slow := func(rec *recorder) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			rec.record(r)
+			select {
+			case <-r.Context().Done(): // the client gave up
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	policy := &RetryPolicy{MaxRetries: 2, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: time.Second}
+	short := func(cfg *Config) { cfg.Timeout = 100 * time.Millisecond; cfg.Retry = policy }
+
+	t.Run("GET is retried", func(t *testing.T) {
+		rec := &recorder{}
+		c, _ := newTestClient(t, slow(rec), short)
+		start := time.Now()
+		_, err := c.GetService(context.Background(), "svc1")
+		if n := int(rec.hits.Load()); n != policy.MaxRetries+1 {
+			t.Errorf("%d hits, want %d", n, policy.MaxRetries+1)
+		}
+		var tErr *TransportError
+		if !errors.As(err, &tErr) {
+			t.Fatalf("error %T %v: want a *TransportError", err, err)
+		}
+		var netErr net.Error
+		if !errors.As(err, &netErr) || !netErr.Timeout() {
+			t.Errorf("error %v is not a timeout", err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("took %v", d)
+		}
+	})
+	t.Run("POST is not retried", func(t *testing.T) {
+		rec := &recorder{}
+		c, _ := newTestClient(t, slow(rec), short)
+		_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+		if n := rec.hits.Load(); n != 1 {
+			t.Errorf("%d hits, want 1", n)
+		}
+		var tErr *TransportError
+		if !errors.As(err, &tErr) || tErr.NotSent || !IsAmbiguous(err) {
+			t.Errorf("error %T %v: want an ambiguous *TransportError", err, err)
+		}
+	})
+}
+
+func TestContextCancelStopsRetries(t *testing.T) {
+	t.Run("while waiting to retry", func(t *testing.T) {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			rec.record(r)
+			writeJSON(w, 503, errorBody("UNAVAILABLE", "busy"))
+		}, func(cfg *Config) {
+			cfg.Retry = &RetryPolicy{MaxRetries: 5, WaitMin: 10 * time.Second, WaitMax: 10 * time.Second, MaxRetryAfter: time.Minute}
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		time.AfterFunc(100*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := c.GetService(ctx, "svc1")
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("cancellation took %v to stop the retries", d)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v is not context.Canceled", err)
+		}
+		if n := rec.hits.Load(); n != 1 {
+			t.Errorf("%d hits, want 1", n)
+		}
+	})
+	t.Run("during a request", func(t *testing.T) {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			rec.record(r)
+			select {
+			case <-r.Context().Done():
+			case <-time.After(5 * time.Second):
+			}
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := c.GetService(ctx, "svc1")
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("deadline took %v to stop the request", d)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v is not context.DeadlineExceeded", err)
+		}
+		if n := rec.hits.Load(); n != 1 {
+			t.Errorf("%d hits after the deadline, want 1", n)
+		}
+	})
+	t.Run("already cancelled", func(t *testing.T) {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) { rec.record(r) })
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := c.CreateService(ctx, ServiceCreate{Name: "db"}); !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v is not context.Canceled", err)
+		}
+		if n := rec.hits.Load(); n != 0 {
+			t.Errorf("%d hits with a cancelled context", n)
+		}
+	})
+}
+
+// ---- the pure parts ----
+
+func TestRetryDelaySchedule(t *testing.T) {
+	const (
+		minW     = time.Second
+		maxW     = 10 * time.Second
+		capAfter = 2 * time.Minute
+	)
+	almostOne := math.Nextafter(1, 0)
+	cases := []struct {
+		attempt    int
+		retryAfter time.Duration
+		rnd        float64
+		want       time.Duration
+	}{
+		// base = min * 2^attempt, capped at max; jitter maps rnd in [0,1) to [50%, 100%) of base.
+		{0, -1, 0, 500 * time.Millisecond},
+		{0, -1, 0.5, 750 * time.Millisecond},
+		{0, -1, almostOne, time.Second},
+		{1, -1, 0, time.Second},
+		{1, -1, almostOne, 2 * time.Second},
+		{2, -1, 0, 2 * time.Second},
+		{2, -1, almostOne, 4 * time.Second},
+		{3, -1, 0, 4 * time.Second},
+		{3, -1, almostOne, 8 * time.Second},
+		{4, -1, 0, 5 * time.Second}, // 16s capped at 10s
+		{4, -1, almostOne, 10 * time.Second},
+		{10, -1, almostOne, 10 * time.Second},
+		{63, -1, 0, 5 * time.Second},
+		{5000, -1, almostOne, 10 * time.Second}, // 2^5000 is +Inf
+		// Retry-After wins over the schedule, whatever the attempt and jitter, and is capped.
+		{0, 3 * time.Second, 0, 3 * time.Second},
+		{5, 3 * time.Second, almostOne, 3 * time.Second},
+		{0, 0, 0.7, 0},
+		{0, capAfter, 0, capAfter},
+		{0, 5 * time.Minute, 0, capAfter},
+		{2, 24 * time.Hour, almostOne, capAfter},
+	}
+	for _, tc := range cases {
+		got := RetryDelay(tc.attempt, minW, maxW, tc.retryAfter, capAfter, tc.rnd)
+		// rnd just below 1 lands a hair under the bound.
+		if diff := tc.want - got; diff < 0 || diff > time.Microsecond {
+			t.Errorf("RetryDelay(attempt %d, retryAfter %v, rnd %v) = %v, want %v", tc.attempt, tc.retryAfter, tc.rnd, got, tc.want)
+		}
+	}
+}
+
+func TestRetryDelayProperties(t *testing.T) {
+	minW, maxW := 200*time.Millisecond, 5*time.Second
+	for _, rnd := range []float64{0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.999} {
+		prev := time.Duration(0)
+		for attempt := 0; attempt <= 20; attempt++ {
+			base := time.Duration(math.Min(float64(minW)*math.Pow(2, float64(attempt)), float64(maxW)))
+			got := RetryDelay(attempt, minW, maxW, -1, time.Minute, rnd)
+			if got < base/2 || got > base {
+				t.Errorf("attempt %d rnd %v: %v outside [%v, %v]", attempt, rnd, got, base/2, base)
+			}
+			if got < prev {
+				t.Errorf("attempt %d rnd %v: %v shorter than the attempt before (%v)", attempt, rnd, got, prev)
+			}
+			if attempt > 0 && base < maxW && (got-2*prev < -time.Nanosecond || got-2*prev > time.Nanosecond) {
+				t.Errorf("attempt %d rnd %v: %v is not twice %v", attempt, rnd, got, prev)
+			}
+			prev = got
+		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	resp := func(v string) *http.Response {
+		h := http.Header{}
+		if v != "" {
+			h.Set("Retry-After", v)
+		}
+		return &http.Response{Header: h}
+	}
+	cases := map[string]time.Duration{
+		"":     -1,
+		"1":    time.Second,
+		"0":    0,
+		"-5":   -1,
+		"soon": -1,
+		"1.5":  -1,
+		now.Add(90 * time.Second).Format(http.TimeFormat): 90 * time.Second,
+		now.Add(-time.Hour).Format(http.TimeFormat):       0,
+	}
+	for v, want := range cases {
+		if got := parseRetryAfter(resp(v), now); got != want { //nolint:bodyclose // a header-only response
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", v, got, want)
+		}
+	}
+	if got := parseRetryAfter(resp("  30 "), now); got != 30*time.Second { //nolint:bodyclose // a header-only response
+		t.Errorf("parseRetryAfter with spaces = %v", got)
+	}
+	if got := parseRetryAfter(nil, now); got != -1 {
+		t.Errorf("parseRetryAfter(nil) = %v", got)
+	}
+}
+
+// The backoff wired into the client numbers retries from 0: the first retry waits about WaitMin.
+func TestClientBackoffWiring(t *testing.T) {
+	p := RetryPolicy{MaxRetries: 3, WaitMin: 100 * time.Millisecond, WaitMax: 10 * time.Second, MaxRetryAfter: 2 * time.Second}
+	rc := newRetryableClient(&http.Client{}, p)
+	for i := 0; i < 50; i++ {
+		if d := rc.Backoff(p.WaitMin, p.WaitMax, 0, nil); d < 50*time.Millisecond || d > 100*time.Millisecond {
+			t.Fatalf("first retry waits %v, want within [50ms, 100ms]", d)
+		}
+		if d := rc.Backoff(p.WaitMin, p.WaitMax, 2, nil); d < 200*time.Millisecond || d > 400*time.Millisecond {
+			t.Fatalf("third retry waits %v, want within [200ms, 400ms]", d)
+		}
+	}
+	resp := &http.Response{Header: http.Header{"Retry-After": []string{"1"}}}
+	if d := rc.Backoff(p.WaitMin, p.WaitMax, 0, resp); d != time.Second {
+		t.Errorf("Retry-After 1 waits %v", d)
+	}
+	resp.Header.Set("Retry-After", "60")
+	if d := rc.Backoff(p.WaitMin, p.WaitMax, 0, resp); d != p.MaxRetryAfter {
+		t.Errorf("Retry-After 60 waits %v, want the cap %v", d, p.MaxRetryAfter)
+	}
+	if rc.RetryMax != 3 || rc.RetryWaitMin != p.WaitMin || rc.RetryWaitMax != p.WaitMax {
+		t.Errorf("policy not applied: %d %v %v", rc.RetryMax, rc.RetryWaitMin, rc.RetryWaitMax)
+	}
+}
+
+func TestShouldRetry(t *testing.T) {
+	dialErr := &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
+	dnsErr := &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x"}}}
+	bareDNS := &net.DNSError{Err: "no such host", Name: "x"}
+	resetErr := &url.Error{Op: "Post", URL: "http://x", Err: &net.OpError{Op: "read", Err: errors.New("connection reset by peer")}}
+	eofErr := &url.Error{Op: "Post", URL: "http://x", Err: io.EOF}
+	certErr := &url.Error{Op: "Get", URL: "https://x", Err: &x509.UnknownAuthorityError{}}
+	hostErr := &url.Error{Op: "Get", URL: "https://x", Err: x509.HostnameError{Host: "x", Certificate: &x509.Certificate{}}}
+	schemeErr := &url.Error{Op: "Get", URL: "gopher://x", Err: errors.New("unsupported protocol scheme \"gopher\"")}
+	wrappedDial := fmt.Errorf("after 1 attempt(s): %w", dialErr)
+
+	type tc struct {
+		method string
+		status int
+		err    error
+		want   bool
+	}
+	cases := []tc{
+		// answers
+		{"POST", 429, nil, true}, {"GET", 429, nil, true}, {"DELETE", 429, nil, true},
+		{"POST", 500, nil, false}, {"GET", 500, nil, false}, {"DELETE", 500, nil, false},
+		{"POST", 502, nil, false}, {"POST", 503, nil, false}, {"POST", 504, nil, false},
+		{"GET", 502, nil, true}, {"GET", 503, nil, true}, {"GET", 504, nil, true},
+		{"DELETE", 502, nil, true}, {"DELETE", 503, nil, true}, {"DELETE", 504, nil, true},
+		{"PUT", 503, nil, true}, {"HEAD", 503, nil, true},
+		{"", 503, nil, false}, // unknown method: treated like POST
+		{"GET", 200, nil, false}, {"POST", 202, nil, false}, {"GET", 404, nil, false}, {"POST", 409, nil, false},
+		{"GET", 400, nil, false}, {"GET", 401, nil, false}, {"GET", 403, nil, false}, {"GET", 501, nil, false},
+		// connection errors
+		{"POST", 0, dialErr, true}, {"GET", 0, dialErr, true}, {"POST", 0, wrappedDial, true},
+		{"POST", 0, dnsErr, true}, {"POST", 0, bareDNS, true},
+		{"POST", 0, resetErr, false}, {"GET", 0, resetErr, true}, {"DELETE", 0, resetErr, true},
+		{"POST", 0, eofErr, false}, {"GET", 0, eofErr, true},
+		{"GET", 0, certErr, false}, {"GET", 0, hostErr, false}, {"GET", 0, schemeErr, false},
+	}
+	for _, c := range cases {
+		var resp *http.Response
+		if c.err == nil {
+			resp = &http.Response{StatusCode: c.status, Header: http.Header{}}
+		}
+		got, err := shouldRetry(context.Background(), c.method, resp, c.err)
+		if got != c.want || err != nil {
+			t.Errorf("shouldRetry(%q, %d, %v) = %v, %v; want %v", c.method, c.status, c.err, got, err, c.want)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := shouldRetry(ctx, "GET", &http.Response{StatusCode: 503}, nil); got || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: shouldRetry = %v, %v", got, err)
+	}
+	if got, err := shouldRetry(ctx, "POST", nil, dialErr); got || err == nil {
+		t.Errorf("cancelled context with a dial error: shouldRetry = %v, %v", got, err)
+	}
+}
+
+func TestNotSent(t *testing.T) {
+	if notSent(errors.New("x")) || notSent(io.EOF) || notSent(&net.OpError{Op: "read", Err: io.EOF}) {
+		t.Errorf("notSent true for an error after sending")
+	}
+	// A real dial error from the standard library.
+	resp, err := http.Get("http://" + closedAddr(t) + "/")
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
+	if err == nil || !notSent(err) {
+		t.Errorf("notSent(%v) = false for a refused connection", err)
+	}
+}
