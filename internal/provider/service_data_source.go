@@ -64,8 +64,12 @@ func (d *serviceDataSource) Configure(_ context.Context, req datasource.Configur
 
 // serviceComputedAttributes are the data source attributes describing one service (all computed).
 func serviceComputedAttributes() map[string]schema.Attribute {
-	str := func(desc string) schema.Attribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
-	i64 := func(desc string) schema.Attribute { return schema.Int64Attribute{Computed: true, MarkdownDescription: desc} }
+	str := func(desc string) schema.Attribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	i64 := func(desc string) schema.Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+	}
 	return map[string]schema.Attribute{
 		"project_id":   str("Project the service lives in."),
 		"name":         str("Service name."),

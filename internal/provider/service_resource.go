@@ -170,7 +170,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "CPU in thousandths of a core (`1000` = 1 vCPU); set together with `memory_gbs`. The API " +
 					"accepts fixed size pairs (e.g. 500/2, 1000/4, 2000/8, 4000/16, ...) and says which when it rejects one. " +
 					"Default: the API's default size (1000/4 on the public service; a fork inherits its source's). " +
-					"Changes are applied in place (resize).",
+					"Changes are applied in place (resize); removing it from the configuration keeps the current size.",
 				Validators: []validator.Int64{
 					int64validator.AtLeast(1),
 					int64validator.AlsoRequires(path.MatchRoot("memory_gbs")),
@@ -188,17 +188,18 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"environment": schema.StringAttribute{
-				Optional:            true,
-				Computed:            true,
-				MarkdownDescription: "Environment tag: `DEV` or `PROD`. Default: `DEV` (set by the API). Changes are applied in place.",
-				Validators:          []validator.String{stringvalidator.OneOf(serviceEnvironments...)},
-				PlanModifiers:       []planmodifier.String{useState},
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Environment tag: `DEV` or `PROD`. Default: `DEV` (set by the API). Changes are applied in place; " +
+					"removing it from the configuration keeps the current value.",
+				Validators:    []validator.String{stringvalidator.OneOf(serviceEnvironments...)},
+				PlanModifiers: []planmodifier.String{useState},
 			},
 			"ha_replicas": schema.Int64Attribute{
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "Number of high-availability replicas (0 = none). Default: 0 (a fork also starts with 0). " +
-					"Changes are applied in place.",
+					"Changes are applied in place; removing it from the configuration keeps the current value.",
 				Validators:    []validator.Int64{int64validator.AtLeast(0)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
@@ -206,7 +207,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "How many of the HA replicas are synchronous; at most `ha_replicas`. Default: 0. " +
-					"Changes are applied in place.",
+					"Changes are applied in place; removing it from the configuration keeps the current value (lowering " +
+					"`ha_replicas` below it lowers it too).",
 				Validators:    []validator.Int64{int64validator.AtLeast(0)},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
@@ -735,8 +737,9 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	// 1. Create (or fork). A lost answer is resolved by looking, never by sending it again.
 	started := time.Now()
 	var (
-		svc *api.Service
-		err error
+		svc  *api.Service
+		err  error
+		sent = true // whether err is the create/fork call's own
 	)
 	if fork != nil {
 		body, berr := forkBody(plan, fork)
@@ -744,7 +747,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 			resp.Diagnostics.AddAttributeError(path.Root("fork").AtName("target_time"), "Invalid fork.target_time", berr.Error())
 			return
 		}
-		svc, err = r.forkWhenReady(ctx, fork.SourceServiceID.ValueString(), body)
+		svc, sent, err = r.forkWhenReady(ctx, fork.SourceServiceID.ValueString(), body)
 	} else {
 		body, d := createBody(ctx, plan)
 		resp.Diagnostics.Append(d...)
@@ -754,7 +757,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		svc, err = pd.client.CreateService(ctx, body)
 	}
 	adopted := false
-	if err != nil && api.IsAmbiguous(err) {
+	if err != nil && sent && api.IsAmbiguous(err) {
 		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the service instead of creating it again", map[string]any{"name": name, "error": err.Error()})
 		svc, err = findCreatedService(ctx, pd, name, started, err)
 		adopted = err == nil
@@ -857,18 +860,19 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 // forkWhenReady forks the source once it is READY (the API refuses with 409 otherwise), and waits
-// again and retries after a 409 (which provably did not fork).
-func (r *serviceResource) forkWhenReady(ctx context.Context, sourceID string, body api.ForkServiceCreate) (*api.Service, error) {
+// again and retries after a 409 (which provably did not fork). sent reports whether the error (if
+// any) is the fork call's own, so that only a fork call's ambiguous failure is resolved by looking.
+func (r *serviceResource) forkWhenReady(ctx context.Context, sourceID string, body api.ForkServiceCreate) (svc *api.Service, sent bool, err error) {
 	for attempt := 0; ; attempt++ {
 		if _, err := waitServiceReady(ctx, r.pd, sourceID, false); err != nil {
 			if api.IsNotFound(err) {
-				return nil, fmt.Errorf("fork source service %s does not exist: %w", sourceID, err)
+				return nil, false, fmt.Errorf("fork source service %s does not exist: %w", sourceID, err)
 			}
-			return nil, fmt.Errorf("the fork source must be READY: %w", err)
+			return nil, false, fmt.Errorf("the fork source must be READY: %w", err)
 		}
 		svc, err := r.pd.client.ForkService(ctx, sourceID, body)
 		if err == nil || !api.IsConflict(err) || attempt >= maxServiceConflictRetries || ctx.Err() != nil {
-			return svc, err
+			return svc, true, err
 		}
 		tflog.Debug(ctx, "dbcloud: fork answered 409; waiting for the source to be READY and trying again",
 			map[string]any{"source_service_id": sourceID, "attempt": attempt + 1})
@@ -1170,7 +1174,7 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 		if api.IsConflict(err) && attempt < maxServiceConflictRetries && ctx.Err() == nil {
 			// Busy: wait until the operation under way is over, then try again.
 			if _, werr := waitServiceReady(ctx, pd, id, false); werr != nil && !api.IsNotFound(werr) {
-				addError(&resp.Diagnostics, "Could not delete service", fmt.Errorf("%w (and waiting for the service to become READY to try again: %v)", err, werr))
+				addError(&resp.Diagnostics, "Could not delete service", fmt.Errorf("%w (and waiting for the service to become READY to try again: %w)", err, werr))
 				return
 			}
 			continue

@@ -1020,3 +1020,41 @@ resource "dbcloud_service" "test" {
 		},
 	))
 }
+
+// Lowering ha_replicas below the synchronous count, with sync_replicas no longer configured, lowers
+// that too: the plan shows it unknown (not the stale state value), and the result is consistent.
+func TestAccService_haLoweredBelowSync(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	resource.ParallelTest(t, testCase(t,
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name          = "ha"
+  ha_replicas   = 2
+  sync_replicas = 2
+}
+`,
+			ConfigPlanChecks: svcEmptyPlan,
+			Check:            svcCaptureID(addr, &id),
+		},
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name        = "ha"
+  ha_replicas = 1
+}
+`,
+			ConfigPlanChecks: svcPlanChecks(
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectUnknownValue(addr, svcAttr("sync_replicas")),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "ha_replicas", "1"),
+				resource.TestCheckResourceAttr(addr, "sync_replicas", "1"),
+			),
+		},
+	))
+}
