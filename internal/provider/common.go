@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -44,7 +43,8 @@ func errorDetail(err error) string {
 	var wErr *WaitTimeoutError
 	if errors.As(err, &wErr) {
 		return err.Error() + "\n\nThe operation may still complete on the API side. Raise the matching `timeouts` value if it " +
-			"routinely takes longer, then apply again: Terraform keeps the object in state and continues from there."
+			"routinely takes longer. Terraform keeps the object in state: after a create it is marked tainted and the next " +
+			"apply replaces it (or `terraform untaint` keeps it once it is ready); after an update the next apply continues from there."
 	}
 	var tErr *api.TransportError
 	if errors.As(err, &tErr) {
@@ -59,11 +59,6 @@ func errorDetail(err error) string {
 // addError adds err as an error diagnostic with a summary such as "Could not create service".
 func addError(diags *diag.Diagnostics, summary string, err error) {
 	diags.AddError(summary, errorDetail(err))
-}
-
-// addAttributeError is addError for an attribute.
-func addAttributeError(diags *diag.Diagnostics, p path.Path, summary string, err error) {
-	diags.AddAttributeError(p, summary, errorDetail(err))
 }
 
 // waitFor polls with the provider's backoff and the ctx deadline (set from the `timeouts` block).

@@ -540,7 +540,7 @@ func retryWhileBusy(ctx context.Context, pd *providerData, what string, call fun
 		case api.IsConflict(err):
 			if stuck != nil {
 				if serr := stuck(ctx); serr != nil {
-					return PollResult[struct{}]{}, stop.stop(fmt.Errorf("%w\n\nThe API answered: %v", serr, err))
+					return PollResult[struct{}]{}, stop.stop(fmt.Errorf("%w\n\nThe API answered: %w", serr, err))
 				}
 			}
 			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil

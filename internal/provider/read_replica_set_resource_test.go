@@ -297,7 +297,7 @@ func TestAccReadReplicaSet_lifecycle(t *testing.T) {
 					}
 					id, err := netTestAttr(s, rsAddr, "id")
 					if _, ok := srv.ReplicaSet(testProjectID, svcB, id); err != nil || !ok {
-						return fmt.Errorf("set %s is not on service %s (%v)", id, svcB, err)
+						return fmt.Errorf("set %s is not on service %s (%w)", id, svcB, err)
 					}
 					return nil
 				},

@@ -244,7 +244,7 @@ resource "dbcloud_read_replica_set" "test" {
 				func(*terraform.State) error {
 					vpcs, err := testClient(t, srv).ListVPCs(context.Background())
 					if err != nil || len(vpcs) != 1 {
-						return fmt.Errorf("want exactly 1 VPC, got %d (%v)", len(vpcs), err)
+						return fmt.Errorf("want exactly 1 VPC, got %d (%w)", len(vpcs), err)
 					}
 					s, _ := srv.Service(testProjectID, svc)
 					if n := len(deref(s.ReadReplicaSets)); n != 1 {
