@@ -33,6 +33,9 @@ use_cli_config
 log "tfplugindocs generate --provider-name dbcloud (terraform: $TERRAFORM)"
 go tool tfplugindocs generate --provider-name dbcloud
 
+log "tfplugindocs validate"
+go tool tfplugindocs validate --provider-name dbcloud
+
 if $check; then
 	git_clean_or_die docs "docs/ is stale: run make docs and commit"
 	log "docs/ is up to date"

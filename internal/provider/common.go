@@ -41,6 +41,9 @@ func errorDetail(err error) string {
 		return err.Error()
 	}
 	var wErr *WaitTimeoutError
+	if errors.As(err, &wErr) && errors.Is(wErr.Cause, context.Canceled) {
+		return err.Error() + "\n\nThe operation may still complete on the API side; Terraform keeps the object in state, so the next apply continues from there."
+	}
 	if errors.As(err, &wErr) {
 		return err.Error() + "\n\nThe operation may still complete on the API side. Raise the matching `timeouts` value if it " +
 			"routinely takes longer. Terraform keeps the object in state: after a create it is marked tainted and the next " +

@@ -160,7 +160,12 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create: true, Update: true, Delete: true,
+				CreateDescription: "How long create may take, including waiting for the parent service to be READY and the set to be `active` (a duration such as `45m`). Default `30m`.",
+				UpdateDescription: "How long an update may take, including waiting for the set to be `active` again after a resize. Default `30m`.",
+				DeleteDescription: "How long delete may take, including waiting until the set has left the list. Default `20m`.",
+			}),
 		},
 	}
 }

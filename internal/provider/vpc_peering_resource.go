@@ -118,7 +118,11 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create: true, Delete: true,
+				CreateDescription: "How long create may take, waiting until the cloud side is provisioned (`provisioned_id` known); it never waits for the peer to accept. Default `20m`.",
+				DeleteDescription: "How long delete may take. Default `10m`.",
+			}),
 		},
 	}
 }

@@ -91,7 +91,10 @@ func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Delete: true}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Delete:            true,
+				DeleteDescription: "How long delete may take, including waiting while services that are being deleted still hold the VPC. Default `10m`.",
+			}),
 		},
 	}
 }

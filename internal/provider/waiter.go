@@ -99,6 +99,9 @@ func (e *WaitTimeoutError) Error() string {
 	if e.LastStatus != "" {
 		last = fmt.Sprintf("last status %s (seen for %s)", e.LastStatus, e.SeenFor.Round(time.Millisecond))
 	}
+	if errors.Is(e.Cause, context.Canceled) {
+		return fmt.Sprintf("cancelled after %s while waiting for %s: %s", e.Waited.Round(time.Millisecond), e.What, last)
+	}
 	return fmt.Sprintf("timed out after %s waiting for %s: %s", e.Waited.Round(time.Millisecond), e.What, last)
 }
 

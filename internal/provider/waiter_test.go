@@ -161,6 +161,23 @@ func TestWaiterTerminalErrorStopsAtOnce(t *testing.T) {
 	}
 }
 
+func TestWaiterCancellationIsNotATimeout(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	w := Waiter[string]{What: "service z to become READY", Backoff: Backoff{First: time.Millisecond, Factor: 1},
+		Poll: func(context.Context) (PollResult[string], error) {
+			calls++
+			if calls == 2 {
+				cancel() // Ctrl-C while waiting
+			}
+			return PollResult[string]{Status: "QUEUED"}, nil
+		}}
+	_, err := w.Wait(ctx)
+	if err == nil || !strings.HasPrefix(err.Error(), "cancelled after") || !strings.Contains(err.Error(), "last status QUEUED") {
+		t.Fatalf("want a cancellation message with the last status, got %v", err)
+	}
+}
+
 func TestWaiterHonoursContextDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()

@@ -1,0 +1,4 @@
+import {
+  to = dbcloud_service.example
+  id = "rp1pz7uyae"
+}

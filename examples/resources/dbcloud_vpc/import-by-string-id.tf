@@ -1,0 +1,4 @@
+import {
+  to = dbcloud_vpc.example
+  id = "1234567890"
+}

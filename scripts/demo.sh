@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# `make demo`: the provider working end to end in one command, against the local
+# API emulator (no account, no network, nothing left behind).
+#
+#   1. builds the provider and the emulator
+#   2. starts the emulator on a free loopback port (state transitions of a few seconds)
+#   3. writes a private Terraform CLI config with dev_overrides (your ~/.terraformrc is
+#      never read or touched) and copies examples/quickstart to a temporary directory
+#   4. terraform apply: a VPC, a time-series + ai service in it with the connection pooler,
+#      a read replica set and a VPC peering
+#   5. terraform output
+#   6. a resize (cpu_millis/memory_gbs 1000/4 -> 2000/8), which plans as an in-place update
+#   7. terraform destroy
+# The emulator is stopped and the temporary directory removed on success, failure or Ctrl-C
+# (after a best-effort destroy).
+#
+# Environment: BIN_DIR (where the provider is built, default ./bin), DEMO_KEEP=1 keeps the
+# temporary directory (state, logs) for a look afterwards.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo="$PWD"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh # log, die, require_terraform, use_cli_config, $LIB_TMP; exports CHECKPOINT_DISABLE etc.
+unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_output TF_WORKSPACE TF_DATA_DIR
+
+STAGES=7
+stage_no=0
+stage() {
+	stage_no=$((stage_no + 1))
+	printf '\n%s==> %d/%d %s%s\n' "$bold" "$stage_no" "$STAGES" "$*" "$plain"
+}
+info() { printf '    %s\n' "$*"; }
+
+# Colours only on a terminal outside CI.
+tf_color=()
+bold='' plain=''
+if [[ -t 1 && -z "${CI:-}" ]]; then
+	bold=$'\e[1m' plain=$'\e[0m'
+else
+	tf_color=(-no-color)
+fi
+
+command -v go >/dev/null 2>&1 || die "go is not on PATH."
+require_terraform # sets TERRAFORM; never downloads one
+
+bin_dir="${BIN_DIR:-$repo/bin}"
+mkdir -p "$bin_dir"
+bin_dir="$(cd "$bin_dir" && pwd)"
+
+# Everything of this run (emulator binary and log, CLI config, Terraform working directory and
+# state) lives in lib.sh's temporary directory, removed by cleanup below.
+work="$LIB_TMP"
+tfdir="$work/quickstart"
+emu_pid=""
+emu_out="$work/emulator.out"
+emu_err="$work/emulator.log"
+started=$SECONDS
+
+tf() { (cd "$tfdir" && "$TERRAFORM" "$@"); }
+
+emulator_up() { [[ -n "$emu_pid" ]] && kill -0 "$emu_pid" 2>/dev/null; }
+
+cleaned=false
+cleanup() {
+	local rc=$?
+	$cleaned && return
+	cleaned=true
+	# A second Ctrl-C interrupts the running terraform (it gets the signal itself), not the
+	# rest of the cleanup: the emulator must not be left running.
+	trap '' INT TERM
+	trap - EXIT
+	set +e
+	if [[ $rc -ne 0 ]]; then
+		printf '\n%s==> demo failed (exit %d): cleaning up%s\n' "$bold" "$rc" "$plain"
+		if [[ -s "$emu_err" ]]; then
+			echo "    last lines of the emulator log:"
+			tail -n 20 "$emu_err" | sed 's/^/      /'
+		fi
+	fi
+	# Best effort: destroy what the demo created (the emulator keeps everything in memory,
+	# so this is for a tidy end rather than for safety).
+	if [[ -s "$tfdir/terraform.tfstate" ]] && emulator_up &&
+		[[ -n "$(tf state list 2>/dev/null)" ]]; then
+		echo "    destroying what was created..."
+		tf destroy -auto-approve -input=false "${tf_color[@]}" >"$work/destroy-cleanup.log" 2>&1 ||
+			echo "    destroy failed: see $work/destroy-cleanup.log"
+	fi
+	if [[ -n "$emu_pid" ]]; then
+		kill -TERM "$emu_pid" 2>/dev/null
+		for _ in $(seq 50); do
+			kill -0 "$emu_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$emu_pid" 2>/dev/null
+		wait "$emu_pid" 2>/dev/null
+		[[ $rc -ne 0 ]] && echo "    emulator stopped"
+	fi
+	if [[ -n "${DEMO_KEEP:-}" ]]; then
+		echo "    kept $work"
+	else
+		rm -rf "$work"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------------------------------
+stage "Building the provider and the emulator"
+go build -o "$bin_dir/terraform-provider-dbcloud" .
+info "provider: $bin_dir/terraform-provider-dbcloud"
+# `go build` rather than `go run`, so that the PID below is the server's own.
+go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
+info "emulator: $work/dbcloud-emulator"
+info "terraform: $("$TERRAFORM" version | head -n1) ($TERRAFORM)"
+
+# ---------------------------------------------------------------------------------------
+stage "Starting the API emulator on a free loopback port"
+access_key="demo-access-key"
+secret_key="demo-secret-key"
+project_id="demoproj01"
+# Its own session (setsid), so that a Ctrl-C in the terminal reaches this script and
+# terraform, but not the emulator: the cleanup still needs it to destroy.
+launcher=()
+command -v setsid >/dev/null 2>&1 && launcher=(setsid)
+"${launcher[@]}" "$work/dbcloud-emulator" -addr 127.0.0.1:0 \
+	-access-key "$access_key" -secret-key "$secret_key" -projects "$project_id" -timing demo -log \
+	>"$emu_out" 2>"$emu_err" </dev/null &
+emu_pid=$!
+
+base_url=""
+for _ in $(seq 300); do # up to 30s
+	if [[ -s "$emu_out" ]]; then
+		base_url="$(head -n1 "$emu_out")"
+		[[ "$base_url" == http://*/v1 ]] && break
+		base_url=""
+	fi
+	emulator_up || die "the emulator exited during start-up."
+	sleep 0.1
+done
+[[ -n "$base_url" ]] || die "the emulator did not print its URL within 30s."
+info "emulator: $base_url (pid $emu_pid); each state transition takes about 2 seconds"
+
+export DBCLOUD_BASE_URL="$base_url"
+export DBCLOUD_ACCESS_KEY="$access_key"
+export DBCLOUD_SECRET_KEY="$secret_key"
+export DBCLOUD_PROJECT_ID="$project_id"
+unset DBCLOUD_ANALYTICS
+
+# ---------------------------------------------------------------------------------------
+stage "Writing a private Terraform CLI config and copying examples/quickstart"
+use_cli_config "$bin_dir" # TF_CLI_CONFIG_FILE: a private file with dev_overrides -> $bin_dir
+info "TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE (dev_overrides -> $bin_dir)"
+mkdir -p "$tfdir"
+cp "$repo"/examples/quickstart/*.tf "$tfdir/"
+info "working directory: $tfdir (no state is written into the repository)"
+info "with dev_overrides there is no 'terraform init' to run (terraform warns that the overrides are in effect)"
+
+# ---------------------------------------------------------------------------------------
+stage "terraform apply: VPC, service (time-series + ai, pooler on), read replica set, peering"
+t0=$SECONDS
+tf apply -auto-approve -input=false -compact-warnings "${tf_color[@]}"
+info "applied in $((SECONDS - t0))s"
+
+# ---------------------------------------------------------------------------------------
+stage "terraform output"
+tf output "${tf_color[@]}"
+
+# ---------------------------------------------------------------------------------------
+stage "Resizing the service in place: 1000m CPU / 4 GB -> 2000m CPU / 8 GB"
+resize=(-var cpu_millis=2000 -var memory_gbs=8)
+plan_log="$work/resize-plan.txt"
+tf plan -input=false -no-color -compact-warnings -out=resize.tfplan "${resize[@]}" >"$plan_log"
+# The actions part of the plan (the refresh above it may note the peering turning active).
+sed -n '/^Terraform will perform the following actions:/,/^Plan:/p' "$plan_log" | sed 's/^/    /'
+summary="$(grep -E '^Plan:' "$plan_log" || true)"
+if grep -q 'must be replaced' "$plan_log" || [[ "$summary" != "Plan: 0 to add, 1 to change, 0 to destroy." ]]; then
+	cat "$plan_log"
+	die "expected the resize to plan as one in-place update, got: ${summary:-no plan summary}"
+fi
+info "the plan updates dbcloud_service.main in place: no replacement"
+t0=$SECONDS
+tf apply -input=false -compact-warnings "${tf_color[@]}" resize.tfplan
+info "resized in $((SECONDS - t0))s"
+
+# ---------------------------------------------------------------------------------------
+stage "terraform destroy"
+t0=$SECONDS
+tf destroy -auto-approve -input=false -compact-warnings "${tf_color[@]}" "${resize[@]}"
+info "destroyed in $((SECONDS - t0))s"
+left="$(tf state list 2>/dev/null || true)"
+[[ -z "$left" ]] || die "resources left in state after destroy: $left"
+
+printf '\n%s==> demo finished in %ds: stopping the emulator and removing %s%s\n' \
+	"$bold" "$((SECONDS - started))" "$work" "$plain"
