@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+// The full stack applies, changes and destroys against a flaky API: one request in ten is rate
+// limited (429), reads meet 502/503s, and the creates of the service, the VPC and the replica set are
+// carried out but their answers are lost (a 500, a dropped connection). Every create is sent exactly
+// once and adopted by looking; nothing is created twice and nothing is left behind.
+func TestAccFlakyAPI_stackSurvives(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) {
+		o.Faults = emulator.Faults{RateLimit: 0.1, RetryAfter: 0, Seed: 42}
+	})
+	srv.InjectFault("getService", emulator.FaultUnavailable, 3)
+	srv.InjectFault("listReplicaSets", emulator.FaultBadGateway, 2)
+	srv.InjectFault("getVPC", emulator.FaultUnavailable, 2)
+	srv.InjectFault("createService", emulator.FaultCommitThenFail, 1)
+	srv.InjectFault("createVPC", emulator.FaultCommitThenFail, 1)
+	srv.InjectFault("createReplicaSet", emulator.FaultCommitThenDrop, 1)
+
+	countStatus := func(status int) int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.Status == status {
+				n++
+			}
+		}
+		return n
+	}
+	var serviceID string
+	tc := testCase(t,
+		resource.TestStep{
+			Config: stackConfig(srv, "flaky-net", 1, 500, 2),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction("dbcloud_service.db", plancheck.ResourceActionCreate),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				netTestCapture("dbcloud_service.db", "id", &serviceID),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "status", "READY"),
+				resource.TestCheckResourceAttr("dbcloud_read_replica_set.reader", "status", "active"),
+				func(*terraform.State) error {
+					for op, want := range map[string]int{"createService": 1, "createVPC": 1, "createReplicaSet": 1} {
+						if got := srv.Calls(op); got != want {
+							return fmt.Errorf("%s sent %d times, want exactly %d (a lost answer must be resolved by looking)", op, got, want)
+						}
+					}
+					if n := len(srv.Services(testProjectID)); n != 1 {
+						return fmt.Errorf("%d services exist, want 1", n)
+					}
+					if countStatus(http.StatusTooManyRequests) == 0 || countStatus(http.StatusServiceUnavailable) == 0 {
+						return fmt.Errorf("the test did not exercise the faults: 429s=%d 503s=%d",
+							countStatus(http.StatusTooManyRequests), countStatus(http.StatusServiceUnavailable))
+					}
+					return nil
+				},
+			),
+		},
+		resource.TestStep{
+			Config: stackConfig(srv, "flaky-net-renamed", 2, 1000, 4),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction("dbcloud_vpc.net", plancheck.ResourceActionUpdate),
+				plancheck.ExpectResourceAction("dbcloud_read_replica_set.reader", plancheck.ResourceActionUpdate),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr("dbcloud_service.db", "id", &serviceID),
+				resource.TestCheckResourceAttr("dbcloud_read_replica_set.reader", "nodes", "2"),
+			),
+		},
+	)
+	tc.CheckDestroy = func(*terraform.State) error {
+		srv.SetFaults(emulator.Faults{})
+		c := testClient(t, srv)
+		services, err := c.ListServices(context.Background())
+		if err != nil {
+			return err
+		}
+		vpcs, err := c.ListVPCs(context.Background())
+		if err != nil {
+			return err
+		}
+		if len(services) != 0 || len(vpcs) != 0 {
+			return fmt.Errorf("after destroy %d services and %d VPCs remain", len(services), len(vpcs))
+		}
+		return nil
+	}
+	resource.ParallelTest(t, tc)
+}
