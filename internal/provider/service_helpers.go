@@ -2,8 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"math/rand/v2"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -364,12 +365,18 @@ func findCreatedService(ctx context.Context, pd *providerData, name string, star
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ambiguousCreateLookFor+30*time.Second)
 	defer cancel()
 	since := started.Add(-ambiguousClockSkew)
-	deadline := time.Now().Add(ambiguousCreateLookFor)
 	var lastErr error
-	for attempt := 0; ; attempt++ {
-		list, err := pd.client.ListServices(ctx)
-		if err == nil {
-			lastErr = nil
+	w := Waiter[*api.Service]{
+		What:         fmt.Sprintf("a service named %q created since the lost answer", name),
+		Timeout:      ambiguousCreateLookFor,
+		Backoff:      pd.backoff,
+		MaxTransient: math.MaxInt,
+		Poll: func(ctx context.Context) (PollResult[*api.Service], error) {
+			list, err := pd.client.ListServices(ctx)
+			lastErr = err
+			if err != nil {
+				return PollResult[*api.Service]{}, err
+			}
 			var found []api.Service
 			for _, s := range list {
 				if deref(s.Name) != name || deref(s.ServiceID) == "" || serviceIsGone(&s) || serviceStatus(&s) == string(api.DELETING) {
@@ -380,33 +387,30 @@ func findCreatedService(ctx context.Context, pd *providerData, name string, star
 				}
 				found = append(found, s)
 			}
-			switch {
-			case len(found) == 1:
-				return &found[0], nil
-			case len(found) > 1:
-				ids := make([]string, 0, len(found))
-				for _, s := range found {
-					ids = append(ids, deref(s.ServiceID))
-				}
-				return nil, fmt.Errorf("%w\n\nThe answer was lost, and %d services named %q created since then exist (%s): the provider cannot tell which one "+
-					"this apply created. Delete the extra ones or import the right one with `terraform import`, then apply again",
-					cause, len(found), name, strings.Join(ids, ", "))
+			switch len(found) {
+			case 0:
+				return PollResult[*api.Service]{Status: "not found yet"}, nil
+			case 1:
+				return PollResult[*api.Service]{Value: &found[0], Done: true}, nil
 			}
-		} else {
-			lastErr = err
-			if !IsTransient(err) {
-				break
+			ids := make([]string, 0, len(found))
+			for _, s := range found {
+				ids = append(ids, deref(s.ServiceID))
 			}
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-		if err := (realClock{}).Sleep(ctx, pd.backoff.Delay(attempt, rand.Float64())); err != nil { //nolint:gosec // jitter
-			break
-		}
+			return PollResult[*api.Service]{}, fmt.Errorf("%w\n\nThe answer was lost, and %d services named %q created since then exist (%s): the provider cannot tell which one "+
+				"this apply created. Delete the extra ones or import the right one with `terraform import`, then apply again",
+				cause, len(found), name, strings.Join(ids, ", "))
+		},
 	}
-	if lastErr != nil {
-		return nil, fmt.Errorf("%w\n\nThe answer was lost, and listing the services to find out whether %q was created failed too: %v. "+
+	svc, err := w.Wait(ctx)
+	var timeout *WaitTimeoutError
+	switch {
+	case err == nil:
+		return svc, nil
+	case !errors.As(err, &timeout) && lastErr == nil:
+		return nil, errors.Unwrap(err) // several candidates: the poll's own error
+	case lastErr != nil:
+		return nil, fmt.Errorf("%w\n\nThe answer was lost, and listing the services to find out whether %q was created failed too: %w. "+
 			"Check the project's services: if the service exists, import it with `terraform import`; otherwise apply again", cause, name, lastErr)
 	}
 	return nil, fmt.Errorf("%w\n\nThe answer was lost, but no service named %q appeared, so nothing was created: apply again", cause, name)
