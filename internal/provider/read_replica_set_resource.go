@@ -388,33 +388,18 @@ func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.Delete
 	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
 	c := r.pd.client
 
-	var stop pollStopper
 	what := fmt.Sprintf("read replica set %s of service %s to be deleted", id, serviceID)
-	_, err := waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
-		rs, err := c.GetReplicaSet(ctx, serviceID, id)
-		switch {
-		case api.IsNotFound(err):
-			return PollResult[struct{}]{Done: true}, nil
-		case err != nil:
-			return PollResult[struct{}]{}, err
-		}
-		if st := deref(rs.Status); st == api.ReplicaSetStatusDeleting {
-			return PollResult[struct{}]{Status: string(st)}, nil
-		}
-		err = c.DeleteReplicaSet(ctx, serviceID, id)
-		switch {
-		case err == nil:
-			return PollResult[struct{}]{Status: "delete requested"}, nil
-		case api.IsNotFound(err):
-			return PollResult[struct{}]{Done: true}, nil
-		case api.IsConflict(err):
-			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
-		case IsTransient(err):
-			return PollResult[struct{}]{}, err
-		}
-		return PollResult[struct{}]{}, stop.stop(err)
-	})
-	if err = stop.result(err); err != nil {
+	err := deleteAndWait(ctx, r.pd, what,
+		func(ctx context.Context) (string, bool, error) {
+			rs, err := c.GetReplicaSet(ctx, serviceID, id)
+			if err != nil {
+				return "", false, err
+			}
+			st := deref(rs.Status)
+			return string(st), st == api.ReplicaSetStatusDeleting, nil
+		},
+		func(ctx context.Context) error { return c.DeleteReplicaSet(ctx, serviceID, id) })
+	if err != nil {
 		addError(&resp.Diagnostics, "Could not delete read replica set", err)
 		return
 	}
@@ -521,6 +506,39 @@ func (s *pollStopper) result(waitErr error) error {
 		return s.err
 	}
 	return waitErr
+}
+
+// deleteAndWait deletes an object and waits until it is gone. get reads the object (a 404 means gone)
+// and says whether it is already being deleted; del asks for the deletion, and is asked again only
+// while the object is neither gone nor being deleted (DELETE is idempotent). A 404 on DELETE is
+// success, a 409 (busy) is waited out, transient errors are polled through, others end the wait.
+func deleteAndWait(ctx context.Context, pd *providerData, what string,
+	get func(context.Context) (status string, deleting bool, err error), del func(context.Context) error) error {
+	var stop pollStopper
+	_, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		status, deleting, err := get(ctx)
+		switch {
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case err != nil:
+			return PollResult[struct{}]{}, err
+		case deleting:
+			return PollResult[struct{}]{Status: status}, nil
+		}
+		err = del(ctx)
+		switch {
+		case err == nil:
+			return PollResult[struct{}]{Status: "delete requested"}, nil
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case api.IsConflict(err):
+			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
+		case IsTransient(err):
+			return PollResult[struct{}]{}, err
+		}
+		return PollResult[struct{}]{}, stop.stop(err)
+	})
+	return stop.result(err)
 }
 
 // conflictPollStatus is the waiter status shown for a 409 answer.

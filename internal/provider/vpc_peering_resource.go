@@ -265,33 +265,18 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 	c := r.pd.client
 	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
 
-	var stop pollStopper
 	what := fmt.Sprintf("peering %s of VPC %s to be deleted", id, vpcID)
-	_, err := waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
-		p, err := c.GetPeering(ctx, vpcID, id)
-		switch {
-		case api.IsNotFound(err):
-			return PollResult[struct{}]{Done: true}, nil
-		case err != nil:
-			return PollResult[struct{}]{}, err
-		}
-		if st := deref(p.Status); strings.EqualFold(st, "deleting") {
-			return PollResult[struct{}]{Status: st}, nil
-		}
-		err = c.DeletePeering(ctx, vpcID, id)
-		switch {
-		case err == nil:
-			return PollResult[struct{}]{Status: "delete requested"}, nil
-		case api.IsNotFound(err):
-			return PollResult[struct{}]{Done: true}, nil
-		case api.IsConflict(err):
-			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
-		case IsTransient(err):
-			return PollResult[struct{}]{}, err
-		}
-		return PollResult[struct{}]{}, stop.stop(err)
-	})
-	if err = stop.result(err); err != nil {
+	err := deleteAndWait(ctx, r.pd, what,
+		func(ctx context.Context) (string, bool, error) {
+			p, err := c.GetPeering(ctx, vpcID, id)
+			if err != nil {
+				return "", false, err
+			}
+			st := deref(p.Status)
+			return st, strings.EqualFold(st, "deleting"), nil
+		},
+		func(ctx context.Context) error { return c.DeletePeering(ctx, vpcID, id) })
+	if err != nil {
 		addError(&resp.Diagnostics, "Could not delete VPC peering", err)
 		return
 	}
