@@ -319,25 +319,38 @@ func waitServiceGone(ctx context.Context, pd *providerData, id string) error {
 	return err
 }
 
-// maxServiceConflictRetries bounds how often a state-changing call answered 409 is tried again.
+// maxServiceConflictRetries bounds how often a state-changing call is tried again after a 409 or a
+// lost answer.
 const maxServiceConflictRetries = 4
 
 // changeService makes one state-changing call: it waits for READY first, tries again after a 409 (a
 // 409 provably did not apply) once the service is READY again, and when async waits for READY after.
-func changeService(ctx context.Context, pd *providerData, id, what string, async bool, call func(context.Context) error) error {
+// Every call here sets a target value (a size, a count, on/off, a VPC), so when its answer is lost
+// (5xx, or no answer) the provider looks instead of failing: once the service is READY again,
+// applied says whether the change took effect; if it did, that is success, if not the call is sent
+// again. applied is nil for a change that cannot be observed (the password), which is re-sent:
+// setting the same value twice is harmless.
+func changeService(ctx context.Context, pd *providerData, id, what string, async bool, call func(context.Context) error, applied func(*api.Service) bool) error {
+	lost := false
 	for attempt := 0; ; attempt++ {
-		if _, err := waitServiceReady(ctx, pd, id, false); err != nil {
+		svc, err := waitServiceReady(ctx, pd, id, false)
+		if err != nil {
 			return fmt.Errorf("before %s: %w", what, err)
 		}
-		err := call(ctx)
+		if lost && applied != nil && applied(svc) {
+			tflog.Info(ctx, "dbcloud: the answer to a change was lost, but the service shows it applied", map[string]any{"service_id": id, "what": what})
+			break
+		}
+		err = call(ctx)
 		if err == nil {
 			break
 		}
-		if !api.IsConflict(err) || attempt >= maxServiceConflictRetries || ctx.Err() != nil {
+		lost = api.IsAmbiguous(err)
+		if !(api.IsConflict(err) || lost) || attempt >= maxServiceConflictRetries || ctx.Err() != nil {
 			return err
 		}
-		tflog.Debug(ctx, "dbcloud: state-changing call answered 409; waiting for READY and trying again",
-			map[string]any{"service_id": id, "what": what, "attempt": attempt + 1})
+		tflog.Debug(ctx, "dbcloud: state-changing call answered 409 or lost; waiting for READY, then looking and trying again",
+			map[string]any{"service_id": id, "what": what, "attempt": attempt + 1, "error": err.Error()})
 	}
 	if async {
 		if _, err := waitServiceReady(ctx, pd, id, false); err != nil {
@@ -345,6 +358,37 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 		}
 	}
 	return nil
+}
+
+// Predicates for changeService: whether a service record shows a change applied.
+
+func vpcAttached(vpcID string) func(*api.Service) bool {
+	return func(s *api.Service) bool { return flattenService(s).VpcID.ValueString() == vpcID }
+}
+
+func vpcDetached(s *api.Service) bool { return flattenService(s).VpcID.IsNull() }
+
+func resized(cpu, mem int) func(*api.Service) bool {
+	return func(s *api.Service) bool {
+		f := flattenService(s)
+		return f.CPUMillis.ValueInt64() == int64(cpu) && f.MemoryGbs.ValueInt64() == int64(mem)
+	}
+}
+
+func haApplied(in api.SetHAInput) func(*api.Service) bool {
+	return func(s *api.Service) bool {
+		f := flattenService(s)
+		return (in.ReplicaCount == nil || f.HAReplicas.ValueInt64() == int64(*in.ReplicaCount)) &&
+			(in.SyncReplicaCount == nil || f.SyncReplicas.ValueInt64() == int64(*in.SyncReplicaCount))
+	}
+}
+
+func poolerIs(on bool) func(*api.Service) bool {
+	return func(s *api.Service) bool { return flattenService(s).PoolerEnabled.ValueBool() == on }
+}
+
+func environmentIs(env api.Environment) func(*api.Service) bool {
+	return func(s *api.Service) bool { return flattenService(s).Environment.ValueString() == string(env) }
 }
 
 // ---- ambiguous create ----

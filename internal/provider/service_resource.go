@@ -819,7 +819,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		}
 	}
 	if in, ok := haInput(plan, ready); ok {
-		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, in) }); err != nil {
+		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, in) }, haApplied(in)); err != nil {
 			fail("Service created but setting HA replicas failed", err)
 			return
 		}
@@ -833,13 +833,13 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	if known(plan.VpcID) {
 		vpcID := plan.VpcID.ValueString()
-		if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }); err != nil {
+		if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }, vpcAttached(vpcID)); err != nil {
 			fail("Service created but attaching it to the VPC failed", err)
 			return
 		}
 	}
 	if pw := firstKnown(plan.Password, passwordWO); pw != "" {
-		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }); err != nil {
+		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }, nil); err != nil {
 			fail("Service created but setting the password failed", err)
 			return
 		}
@@ -955,9 +955,9 @@ func firstKnown(vals ...types.String) string {
 
 func (r *serviceResource) setPooler(ctx context.Context, id string, on bool) error {
 	if on {
-		return changeService(ctx, r.pd, id, "enabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.EnablePooler(ctx, id) })
+		return changeService(ctx, r.pd, id, "enabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.EnablePooler(ctx, id) }, poolerIs(true))
 	}
-	return changeService(ctx, r.pd, id, "disabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.DisablePooler(ctx, id) })
+	return changeService(ctx, r.pd, id, "disabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.DisablePooler(ctx, id) }, poolerIs(false))
 }
 
 func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -1031,7 +1031,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		if known(state.VpcID) {
 			old := state.VpcID.ValueString()
 			called = true
-			if err := changeService(ctx, pd, id, "detaching from VPC "+old, true, func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, old) }); err != nil {
+			if err := changeService(ctx, pd, id, "detaching from VPC "+old, true, func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, old) }, vpcDetached); err != nil {
 				fail("Could not detach the service from its VPC", err)
 				return
 			}
@@ -1040,7 +1040,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		if known(plan.VpcID) {
 			vpcID := plan.VpcID.ValueString()
 			called = true
-			if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }); err != nil {
+			if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }, vpcAttached(vpcID)); err != nil {
 				fail("Could not attach the service to the VPC", err)
 				return
 			}
@@ -1052,7 +1052,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	if known(plan.CPUMillis) && known(plan.MemoryGbs) && (!plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs)) {
 		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
 		called = true
-		if err := changeService(ctx, pd, id, "resizing", true, func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, cpu, mem) }); err != nil {
+		if err := changeService(ctx, pd, id, "resizing", true, func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, cpu, mem) }, resized(cpu, mem)); err != nil {
 			fail("Could not resize the service", err)
 			return
 		}
@@ -1069,7 +1069,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	if ha.ReplicaCount != nil || ha.SyncReplicaCount != nil {
 		called = true
-		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, ha) }); err != nil {
+		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, ha) }, haApplied(ha)); err != nil {
 			fail("Could not change the HA replicas", err)
 			return
 		}
@@ -1088,7 +1088,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	if changedKnown(plan.Environment, state.Environment) {
 		env := api.Environment(plan.Environment.ValueString())
 		called = true
-		if err := changeService(ctx, pd, id, "setting the environment", false, func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, env) }); err != nil {
+		if err := changeService(ctx, pd, id, "setting the environment", false, func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, env) }, environmentIs(env)); err != nil {
 			fail("Could not change the environment", err)
 			return
 		}
@@ -1110,7 +1110,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	if pw != "" {
 		called = true
-		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }); err != nil {
+		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }, nil); err != nil {
 			fail("Could not change the password", err)
 			return
 		}
