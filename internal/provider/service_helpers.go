@@ -346,7 +346,7 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 			break
 		}
 		lost = api.IsAmbiguous(err)
-		if !(api.IsConflict(err) || lost) || attempt >= maxServiceConflictRetries || ctx.Err() != nil {
+		if (!api.IsConflict(err) && !lost) || attempt >= maxServiceConflictRetries || ctx.Err() != nil {
 			return err
 		}
 		tflog.Debug(ctx, "dbcloud: state-changing call answered 409 or lost; waiting for READY, then looking and trying again",
