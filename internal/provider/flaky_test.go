@@ -169,3 +169,62 @@ resource "dbcloud_service" "db" {
 		},
 	))
 }
+
+// The same for a read replica set: a resize carried out but answered 500 is not sent again; an
+// environment change answered 500 without being carried out, and a pooler change answered 502, are
+// sent again.
+func TestAccFlakyAPI_lostReplicaSetUpdateAnswers(t *testing.T) {
+	srv := newTestEmulator(t)
+	config := func(nodes, cpu, mem int, env string, pooler bool) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "db" {
+  name = "flaky-replica-parent"
+}
+
+resource "dbcloud_read_replica_set" "r" {
+  service_id                = dbcloud_service.db.id
+  name                      = "flaky-replica"
+  nodes                     = %d
+  cpu_millis                = %d
+  memory_gbs                = %d
+  environment               = %q
+  connection_pooler_enabled = %t
+}
+`, nodes, cpu, mem, env, pooler)
+	}
+	const addr = "dbcloud_read_replica_set.r"
+	var id string
+	resource.ParallelTest(t, testCase(t,
+		resource.TestStep{
+			Config: config(1, 500, 2, "DEV", false),
+			Check:  netTestCapture(addr, "id", &id),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				srv.ResetRequests()
+				srv.InjectFault("resizeReplicaSet", emulator.FaultCommitThenFail, 1)
+				srv.InjectFault("setReplicaSetEnvironment", emulator.FaultServerError, 1)
+				srv.InjectFault("enableReplicaSetPooler", emulator.FaultBadGateway, 1)
+			},
+			Config: config(2, 1000, 4, "PROD", true),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr(addr, "id", &id),
+				resource.TestCheckResourceAttr(addr, "nodes", "2"),
+				resource.TestCheckResourceAttr(addr, "environment", "PROD"),
+				resource.TestCheckResourceAttr(addr, "connection_pooler_enabled", "true"),
+				resource.TestCheckResourceAttr(addr, "status", "active"),
+				func(*terraform.State) error {
+					for op, want := range map[string]int{"resizeReplicaSet": 1, "setReplicaSetEnvironment": 2, "enableReplicaSetPooler": 2} {
+						if got := srv.Calls(op); got != want {
+							return fmt.Errorf("%s sent %d times, want %d", op, got, want)
+						}
+					}
+					return nil
+				},
+			),
+		},
+	))
+}

@@ -325,17 +325,17 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		changed = true
 		nodes := int(plan.Nodes.ValueInt64())
 		body := api.ReadReplicaSetResize{CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64()), Nodes: &nodes}
-		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
-		err := retryWhileBusy(ctx, r.pd, what, func(ctx context.Context) error {
-			return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, body)
-		}, replicaSetStuck(r.pd, serviceID, id))
-		if err != nil {
-			addError(&resp.Diagnostics, summary, err)
-			return
-		}
 		resized := func(rs *api.ReadReplicaSet) bool {
 			return deref(rs.Nodes) == nodes && int64FromFloat(rs.CPUMillis).ValueInt64() == int64(body.CPUMillis) &&
 				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(body.MemoryGbs)
+		}
+		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
+		err := retryWhileBusy(ctx, r.pd, what, func(ctx context.Context) error {
+			return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, body)
+		}, replicaSetStuck(r.pd, serviceID, id), replicaSetShows(r.pd, serviceID, id, resized))
+		if err != nil {
+			addError(&resp.Diagnostics, summary, err)
+			return
 		}
 		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to finish resizing", resized); err != nil {
 			addError(&resp.Diagnostics, summary, err)
@@ -553,10 +553,18 @@ func conflictPollStatus(err error) string {
 // retryWhileBusy calls call until it succeeds, waiting with the provider's backoff while the API
 // answers 409 (the parent service or the object is busy: a 409 provably changed nothing). After each
 // 409, stuck (when given) says whether the conflict can still clear: a non-nil error ends the wait.
-func retryWhileBusy(ctx context.Context, pd *providerData, what string, call func(context.Context) error, stuck func(context.Context) error) error {
+//
+// Every call made this way sets a target value, so a lost answer (5xx, no answer) is resolved by
+// looking: before sending the call again, applied (when given) says whether the lost call took effect.
+func retryWhileBusy(ctx context.Context, pd *providerData, what string, call func(context.Context) error, stuck func(context.Context) error, applied func(context.Context) bool) error {
 	var stop pollStopper
+	lost := false
 	_, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		if lost && applied != nil && applied(ctx) {
+			return PollResult[struct{}]{Done: true}, nil
+		}
 		err := call(ctx)
+		lost = api.IsAmbiguous(err)
 		switch {
 		case err == nil:
 			return PollResult[struct{}]{Done: true}, nil
@@ -610,14 +618,27 @@ func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id st
 		action, call = "disable", pd.client.DisableReplicaSetPooler
 	}
 	what := fmt.Sprintf("the API to %s the connection pooler of read replica set %s of service %s", action, id, serviceID)
-	return retryWhileBusy(ctx, pd, what, func(ctx context.Context) error { return call(ctx, serviceID, id) }, replicaSetStuck(pd, serviceID, id))
+	poolerIs := func(rs *api.ReadReplicaSet) bool {
+		return (rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil) == enabled
+	}
+	return retryWhileBusy(ctx, pd, what, func(ctx context.Context) error { return call(ctx, serviceID, id) },
+		replicaSetStuck(pd, serviceID, id), replicaSetShows(pd, serviceID, id, poolerIs))
+}
+
+// replicaSetShows returns a check of whether the replica set's record satisfies ok.
+func replicaSetShows(pd *providerData, serviceID, id string, ok func(*api.ReadReplicaSet) bool) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
+		return err == nil && ok(rs)
+	}
 }
 
 func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, id, env string) error {
 	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
+	envIs := func(rs *api.ReadReplicaSet) bool { return rs.Metadata != nil && deref(rs.Metadata.Environment) == env }
 	return retryWhileBusy(ctx, pd, what, func(ctx context.Context) error {
 		return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
-	}, replicaSetStuck(pd, serviceID, id))
+	}, replicaSetStuck(pd, serviceID, id), replicaSetShows(pd, serviceID, id, envIs))
 }
 
 // createReplicaSetWhenReady waits until the parent service is READY, then creates the set. A 409 (the
