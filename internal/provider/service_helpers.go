@@ -279,7 +279,9 @@ func replicaSetObjects(sets *[]api.ReadReplicaSet) types.List {
 const maxServiceNotFoundWhileCreating = 3
 
 // waitServiceReady polls until the service is READY and returns its record. creating tolerates a few
-// 404s right after create; DELETING/DELETED always fail the wait.
+// 404s right after create; DELETING/DELETED always fail the wait, and so do PAUSING/PAUSED (this API
+// version cannot resume a service). Every other status (QUEUED, CONFIGURING, UPGRADING, OPTIMIZING,
+// RESUMING, UNSTABLE, which usually recovers, and any status this provider does not know) is waited out.
 func waitServiceReady(ctx context.Context, pd *providerData, id string, creating bool) (*api.Service, error) {
 	notFound := 0
 	return waitFor(ctx, pd, fmt.Sprintf("service %s to become READY", id), func(ctx context.Context) (PollResult[*api.Service], error) {
@@ -298,6 +300,10 @@ func waitServiceReady(ctx context.Context, pd *providerData, id string, creating
 			return PollResult[*api.Service]{Value: svc, Status: st, Done: true}, nil
 		case string(api.DELETED), string(api.DELETING):
 			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was deleted outside Terraform", id, st)
+		case string(api.PAUSED), string(api.PAUSING):
+			// This API version has no resume call: waiting would only run out the timeout.
+			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s, and the API has no call to resume it: "+
+				"resume it outside Terraform (for example in the console), then apply again", id, st)
 		}
 		return PollResult[*api.Service]{Value: svc, Status: st}, nil
 	})
