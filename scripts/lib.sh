@@ -33,15 +33,19 @@ require_terraform() {
 		TERRAFORM="$TF_ACC_TERRAFORM_PATH"
 	elif TERRAFORM="$(command -v terraform)"; then
 		:
+	elif [[ -x "${BIN_DIR:-bin}/terraform" ]]; then
+		# fetched by `make terraform`
+		TERRAFORM="$(cd "${BIN_DIR:-bin}" && pwd)/terraform"
 	else
 		cat >&2 <<EOF
 ERROR: terraform was not found on PATH.
   The acceptance tests, the docs generator and the examples check run the
   Terraform CLI (tested with ${TERRAFORM_VERSION}); nothing here downloads it.
   - Put a terraform binary on PATH, or
-  - set TF_ACC_TERRAFORM_PATH=/path/to/terraform.
-  On a machine with internet access a pinned binary can be fetched with:
-    go run github.com/hashicorp/hc-install/cmd/hc-install install -version ${TERRAFORM_VERSION} terraform
+  - set TF_ACC_TERRAFORM_PATH=/path/to/terraform, or
+  - on a machine that can reach releases.hashicorp.com, run 'make terraform': it
+    fetches the pinned ${TERRAFORM_VERSION} into bin/ with hc-install (which checks
+    HashiCorp's signature), and the scripts use bin/terraform from then on.
 EOF
 		exit 1
 	fi
