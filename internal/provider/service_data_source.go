@@ -26,32 +26,11 @@ type serviceDataSource struct {
 	pd *providerData
 }
 
+// serviceDataSourceModel is a service with its read replica sets; serviceSummaryModel holds the fields
+// shared with the elements of dbcloud_services.
 type serviceDataSourceModel struct {
-	ID                      types.String `tfsdk:"id"`
-	ProjectID               types.String `tfsdk:"project_id"`
-	Name                    types.String `tfsdk:"name"`
-	Addons                  types.Set    `tfsdk:"addons"`
-	RegionCode              types.String `tfsdk:"region_code"`
-	ServiceType             types.String `tfsdk:"service_type"`
-	Status                  types.String `tfsdk:"status"`
-	Created                 types.String `tfsdk:"created"`
-	Paused                  types.Bool   `tfsdk:"paused"`
-	CPUMillis               types.Int64  `tfsdk:"cpu_millis"`
-	MemoryGbs               types.Int64  `tfsdk:"memory_gbs"`
-	VolumeType              types.String `tfsdk:"volume_type"`
-	Environment             types.String `tfsdk:"environment"`
-	HAReplicas              types.Int64  `tfsdk:"ha_replicas"`
-	SyncReplicas            types.Int64  `tfsdk:"sync_replicas"`
-	ConnectionPoolerEnabled types.Bool   `tfsdk:"connection_pooler_enabled"`
-	Hostname                types.String `tfsdk:"hostname"`
-	Port                    types.Int64  `tfsdk:"port"`
-	PoolerHostname          types.String `tfsdk:"pooler_hostname"`
-	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
-	VpcID                   types.String `tfsdk:"vpc_id"`
-	VpcHostname             types.String `tfsdk:"vpc_hostname"`
-	VpcPort                 types.Int64  `tfsdk:"vpc_port"`
-	ForkedFrom              types.Object `tfsdk:"forked_from"`
-	ReadReplicaSets         types.List   `tfsdk:"read_replica_sets"`
+	serviceSummaryModel
+	ReadReplicaSets types.List `tfsdk:"read_replica_sets"`
 }
 
 func (d *serviceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -180,30 +159,32 @@ func serviceDataSourceModelFrom(svc *api.Service, projectID string) serviceDataS
 		f.ProjectID = types.StringValue(projectID)
 	}
 	return serviceDataSourceModel{
-		ID:                      f.ID,
-		ProjectID:               f.ProjectID,
-		Name:                    f.Name,
-		Addons:                  serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString())),
-		RegionCode:              f.RegionCode,
-		ServiceType:             f.ServiceType,
-		Status:                  f.Status,
-		Created:                 f.Created,
-		Paused:                  f.Paused,
-		CPUMillis:               f.CPUMillis,
-		MemoryGbs:               f.MemoryGbs,
-		VolumeType:              f.VolumeType,
-		Environment:             f.Environment,
-		HAReplicas:              f.HAReplicas,
-		SyncReplicas:            f.SyncReplicas,
-		ConnectionPoolerEnabled: f.PoolerEnabled,
-		Hostname:                f.Hostname,
-		Port:                    f.Port,
-		PoolerHostname:          f.PoolerHostname,
-		PoolerPort:              f.PoolerPort,
-		VpcID:                   f.VpcID,
-		VpcHostname:             f.VpcHostname,
-		VpcPort:                 f.VpcPort,
-		ForkedFrom:              f.ForkedFrom,
-		ReadReplicaSets:         replicaSetObjects(svc.ReadReplicaSets),
+		serviceSummaryModel: serviceSummaryModel{
+			ID:                      f.ID,
+			ProjectID:               f.ProjectID,
+			Name:                    f.Name,
+			Addons:                  serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString())),
+			RegionCode:              f.RegionCode,
+			ServiceType:             f.ServiceType,
+			Status:                  f.Status,
+			Created:                 f.Created,
+			Paused:                  f.Paused,
+			CPUMillis:               f.CPUMillis,
+			MemoryGbs:               f.MemoryGbs,
+			VolumeType:              f.VolumeType,
+			Environment:             f.Environment,
+			HAReplicas:              f.HAReplicas,
+			SyncReplicas:            f.SyncReplicas,
+			ConnectionPoolerEnabled: f.PoolerEnabled,
+			Hostname:                f.Hostname,
+			Port:                    f.Port,
+			PoolerHostname:          f.PoolerHostname,
+			PoolerPort:              f.PoolerPort,
+			VpcID:                   f.VpcID,
+			VpcHostname:             f.VpcHostname,
+			VpcPort:                 f.VpcPort,
+			ForkedFrom:              f.ForkedFrom,
+		},
+		ReadReplicaSets: replicaSetObjects(svc.ReadReplicaSets),
 	}
 }

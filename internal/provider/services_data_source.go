@@ -134,14 +134,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 		}
 		m := serviceDataSourceModelFrom(s, d.pd.client.ProjectID())
 		ids = append(ids, m.ID.ValueString())
-		services = append(services, serviceSummaryModel{
-			ID: m.ID, ProjectID: m.ProjectID, Name: m.Name, Addons: m.Addons, RegionCode: m.RegionCode,
-			ServiceType: m.ServiceType, Status: m.Status, Created: m.Created, Paused: m.Paused,
-			CPUMillis: m.CPUMillis, MemoryGbs: m.MemoryGbs, VolumeType: m.VolumeType, Environment: m.Environment,
-			HAReplicas: m.HAReplicas, SyncReplicas: m.SyncReplicas, ConnectionPoolerEnabled: m.ConnectionPoolerEnabled,
-			Hostname: m.Hostname, Port: m.Port, PoolerHostname: m.PoolerHostname, PoolerPort: m.PoolerPort,
-			VpcID: m.VpcID, VpcHostname: m.VpcHostname, VpcPort: m.VpcPort, ForkedFrom: m.ForkedFrom,
-		})
+		services = append(services, m.serviceSummaryModel)
 	}
 	out := cfg
 	idList, diags := types.ListValueFrom(ctx, types.StringType, ids)
