@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
@@ -329,34 +328,31 @@ func waitServiceGone(ctx context.Context, pd *providerData, id string) error {
 // lost answer.
 const maxServiceConflictRetries = 4
 
-// changeService makes one state-changing call: it waits for READY first, tries again after a 409 (a
-// 409 provably did not apply) once the service is READY again, and when async waits for READY after.
-// Every call here sets a target value (a size, a count, on/off, a VPC), so when its answer is lost
-// (5xx, or no answer) the provider looks instead of failing: once the service is READY again,
-// applied says whether the change took effect; if it did, that is success, if not the call is sent
-// again. applied is nil for a change that cannot be observed (the password), which is re-sent:
-// setting the same value twice is harmless.
+// changeService makes one state-changing call of a service through retryWhileBusy: before each
+// attempt it waits for READY (DELETING, DELETED, PAUSING and PAUSED fail at once), it tries again after
+// a 409 or a lost answer (at most maxServiceConflictRetries times), and when async it waits for READY
+// after. applied says whether a service record shows the change; it is nil for a change that cannot be
+// observed (the password), which is re-sent: setting the same value twice is harmless.
 func changeService(ctx context.Context, pd *providerData, id, what string, async bool, call func(context.Context) error, applied func(*api.Service) bool) error {
-	lost := false
-	for attempt := 0; ; attempt++ {
-		svc, err := waitServiceReady(ctx, pd, id, false)
-		if err != nil {
-			return fmt.Errorf("before %s: %w", what, err)
+	c := busyCall{
+		What: fmt.Sprintf("service %s to accept %s", id, what),
+		Call: call,
+		Before: func(ctx context.Context) error {
+			if _, err := waitServiceReady(ctx, pd, id, false); err != nil {
+				return fmt.Errorf("before %s: %w", what, err)
+			}
+			return nil
+		},
+		MaxRetries: maxServiceConflictRetries,
+	}
+	if applied != nil {
+		c.Applied = func(ctx context.Context) bool {
+			svc, err := pd.client.GetService(ctx, id)
+			return err == nil && applied(svc)
 		}
-		if lost && applied != nil && applied(svc) {
-			tflog.Info(ctx, "dbcloud: the answer to a change was lost, but the service shows it applied", map[string]any{"service_id": id, "what": what})
-			break
-		}
-		err = call(ctx)
-		if err == nil {
-			break
-		}
-		lost = api.IsAmbiguous(err)
-		if (!api.IsConflict(err) && !lost) || attempt >= maxServiceConflictRetries || ctx.Err() != nil {
-			return err
-		}
-		tflog.Debug(ctx, "dbcloud: state-changing call answered 409 or lost; waiting for READY, then looking and trying again",
-			map[string]any{"service_id": id, "what": what, "attempt": attempt + 1, "error": err.Error()})
+	}
+	if err := retryWhileBusy(ctx, pd, c); err != nil {
+		return err
 	}
 	if async {
 		if _, err := waitServiceReady(ctx, pd, id, false); err != nil {
@@ -422,20 +418,13 @@ func findCreatedService(ctx context.Context, pd *providerData, name string, star
 		Backoff:      pd.backoff,
 		MaxTransient: math.MaxInt,
 		Poll: func(ctx context.Context) (PollResult[*api.Service], error) {
-			list, err := pd.client.ListServices(ctx)
+			found, err := findMatching(ctx, pd.client.ListServices, func(s *api.Service) bool {
+				return deref(s.Name) == name && deref(s.ServiceID) != "" && !serviceIsGone(s) && serviceStatus(s) != string(api.DELETING) &&
+					(s.Created == nil || !s.Created.Before(since))
+			})
 			lastErr = err
 			if err != nil {
 				return PollResult[*api.Service]{}, err
-			}
-			var found []api.Service
-			for _, s := range list {
-				if deref(s.Name) != name || deref(s.ServiceID) == "" || serviceIsGone(&s) || serviceStatus(&s) == string(api.DELETING) {
-					continue
-				}
-				if s.Created != nil && s.Created.Before(since) {
-					continue
-				}
-				found = append(found, s)
 			}
 			switch len(found) {
 			case 0:

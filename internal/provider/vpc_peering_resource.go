@@ -185,16 +185,13 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 
-	var (
-		stop pollStopper
-		last = p
-	)
+	last := p
 	what := fmt.Sprintf("peering %s of VPC %s to be provisioned (provisioned_id known)", id, vpcID)
 	_, err = waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
 		got, err := c.GetPeering(ctx, vpcID, id)
 		switch {
 		case api.IsNotFound(err):
-			return PollResult[struct{}]{}, stop.stop(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
+			return PollResult[struct{}]{}, stopWaiting(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
 		case err != nil:
 			return PollResult[struct{}]{}, err
 		}
@@ -202,7 +199,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		status := deref(got.Status)
 		switch {
 		case deref(got.ErrorMessage) != "" || strings.EqualFold(status, "failed"):
-			return PollResult[struct{}]{}, stop.stop(peeringFailed(vpcID, body, got))
+			return PollResult[struct{}]{}, stopWaiting(peeringFailed(vpcID, body, got))
 		case deref(got.ProvisionedID) != "" || strings.EqualFold(status, "active"):
 			return PollResult[struct{}]{Done: true}, nil
 		}
@@ -211,7 +208,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	state.applyRecord(last)
 	state.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	if err = stop.result(err); err != nil {
+	if err != nil {
 		addError(&resp.Diagnostics, summary, err)
 		return
 	}
@@ -336,25 +333,10 @@ func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
 
 // findNewPeering returns the one peering like body that was not in before, or nil.
 func findNewPeering(ctx context.Context, c *api.Client, vpcID string, body api.PeeringCreate, before []api.Peering) *api.Peering {
-	known := map[string]bool{}
-	for _, p := range before {
-		known[deref(p.ID)] = true
-	}
-	peerings, err := c.ListPeerings(ctx, vpcID)
-	if err != nil {
-		return nil
-	}
-	var found *api.Peering
-	for i := range peerings {
-		p := &peerings[i]
-		if known[deref(p.ID)] || deref(p.PeerVpcID) != body.PeerVpcID || deref(p.PeerAccountID) != body.PeerAccountID ||
-			deref(p.PeerRegionCode) != body.PeerRegionCode {
-			continue
-		}
-		if found != nil {
-			return nil
-		}
-		found = p
-	}
-	return found
+	known := idSet(before, func(p *api.Peering) *string { return p.ID })
+	list := func(ctx context.Context) ([]api.Peering, error) { return c.ListPeerings(ctx, vpcID) }
+	return findOne(ctx, list, func(p *api.Peering) bool {
+		return !known[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
+			deref(p.PeerRegionCode) == body.PeerRegionCode
+	})
 }
