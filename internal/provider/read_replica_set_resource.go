@@ -546,7 +546,9 @@ func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, 
 	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
 	envIs := func(rs *api.ReadReplicaSet) bool { return rs.Metadata != nil && deref(rs.Metadata.Environment) == env }
 	return retryWhileBusy(ctx, pd, busyCall{What: what,
-		Call:    func(ctx context.Context) error { return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env)) },
+		Call: func(ctx context.Context) error {
+			return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
+		},
 		Stuck:   replicaSetStuck(pd, serviceID, id),
 		Applied: replicaSetShows(pd, serviceID, id, envIs),
 	})
