@@ -15,6 +15,114 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
+// serviceActionKind names one API call of an update.
+type serviceActionKind string
+
+const (
+	actionDetachVPC      serviceActionKind = "detach_vpc"
+	actionAttachVPC      serviceActionKind = "attach_vpc"
+	actionResize         serviceActionKind = "resize"
+	actionSetHA          serviceActionKind = "set_ha"
+	actionSetPooler      serviceActionKind = "set_pooler"
+	actionSetEnvironment serviceActionKind = "set_environment"
+	actionSetPassword    serviceActionKind = "set_password"
+)
+
+// serviceAction is one API call of an update, with the values it sets.
+type serviceAction struct {
+	Kind      serviceActionKind
+	VpcID     string // detach_vpc: the old VPC; attach_vpc: the new one
+	CPUMillis int
+	MemoryGbs int
+	HA        api.SetHAInput
+	Pooler    bool
+	Env       api.Environment
+	Password  string
+}
+
+// planServiceActions is the pure heart of Update: from the prior state and the plan (with password_wo
+// taken from the configuration) it returns the API calls to make, in order: VPC (detach from the old
+// one, then attach to the new one), resize, HA replicas, connection pooler, environment, password (a
+// new password, or a new password_wo_version). No change means no action.
+func planServiceActions(state, plan serviceResourceModel) []serviceAction {
+	var out []serviceAction
+	if !plan.VpcID.Equal(state.VpcID) {
+		if known(state.VpcID) {
+			out = append(out, serviceAction{Kind: actionDetachVPC, VpcID: state.VpcID.ValueString()})
+		}
+		if known(plan.VpcID) {
+			out = append(out, serviceAction{Kind: actionAttachVPC, VpcID: plan.VpcID.ValueString()})
+		}
+	}
+	if known(plan.CPUMillis) && known(plan.MemoryGbs) && (!plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs)) {
+		out = append(out, serviceAction{Kind: actionResize, CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())})
+	}
+	var ha api.SetHAInput
+	if changedKnown(plan.HAReplicas, state.HAReplicas) {
+		ha.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
+	}
+	if changedKnown(plan.SyncReplicas, state.SyncReplicas) {
+		ha.SyncReplicaCount = ptr(int(plan.SyncReplicas.ValueInt64()))
+	}
+	if ha.ReplicaCount != nil || ha.SyncReplicaCount != nil {
+		out = append(out, serviceAction{Kind: actionSetHA, HA: ha})
+	}
+	if changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled) {
+		out = append(out, serviceAction{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()})
+	}
+	if changedKnown(plan.Environment, state.Environment) {
+		out = append(out, serviceAction{Kind: actionSetEnvironment, Env: api.Environment(plan.Environment.ValueString())})
+	}
+	switch {
+	case changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion):
+		out = append(out, serviceAction{Kind: actionSetPassword, Password: plan.PasswordWO.ValueString()})
+	case changedKnown(plan.Password, state.Password) && plan.Password.ValueString() != "":
+		out = append(out, serviceAction{Kind: actionSetPassword, Password: plan.Password.ValueString()})
+	}
+	return out
+}
+
+// run makes the action's API call (through changeService: wait for READY, retry while busy) and
+// returns the summary of the diagnostic to show when it fails.
+func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) (summary string, err error) {
+	pd := r.pd
+	switch a.Kind {
+	case actionDetachVPC:
+		return "Could not detach the service from its VPC", changeService(ctx, pd, id, "detaching from VPC "+a.VpcID, true,
+			func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, a.VpcID) }, vpcDetached)
+	case actionAttachVPC:
+		return "Could not attach the service to the VPC", changeService(ctx, pd, id, "attaching to VPC "+a.VpcID, true,
+			func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, a.VpcID) }, vpcAttached(a.VpcID))
+	case actionResize:
+		return "Could not resize the service", changeService(ctx, pd, id, "resizing", true,
+			func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) }, resized(a.CPUMillis, a.MemoryGbs))
+	case actionSetHA:
+		return "Could not change the HA replicas", changeService(ctx, pd, id, "setting HA replicas", true,
+			func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, haApplied(a.HA))
+	case actionSetPooler:
+		return "Could not change the connection pooler", r.setPooler(ctx, id, a.Pooler)
+	case actionSetEnvironment:
+		return "Could not change the environment", changeService(ctx, pd, id, "setting the environment", false,
+			func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, environmentIs(a.Env))
+	case actionSetPassword:
+		return "Could not change the password", changeService(ctx, pd, id, "setting the password", false,
+			func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
+	}
+	return "Could not update the service", fmt.Errorf("unknown update action %q: this is a bug in the provider", a.Kind)
+}
+
+// record updates cur, what holds so far, once the action succeeded.
+func (a serviceAction) record(cur *serviceResourceModel, plan serviceResourceModel) {
+	switch a.Kind {
+	case actionDetachVPC:
+		cur.VpcID = types.StringNull()
+	case actionAttachVPC:
+		cur.VpcID = plan.VpcID
+	case actionResize:
+		cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
+	}
+}
+
 func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	if r.pd == nil {
 		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
@@ -28,6 +136,12 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion) && (!known(passwordWO) || passwordWO.ValueString() == "") {
+		resp.Diagnostics.AddAttributeError(path.Root("password_wo"), "Missing password_wo",
+			"password_wo_version changed but password_wo is not set: set password_wo to the new password.")
+		return
+	}
+	plan.PasswordWO = passwordWO
 	timeout, diags := plan.Timeouts.Update(ctx, serviceUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -41,114 +155,29 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	// cur is what holds so far: the prior state, with each input updated once its change succeeded.
 	cur := state
 	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
-	fail := func(summary string, err error) {
-		addError(&resp.Diagnostics, summary, err)
-		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
-	}
-	called := false
-
-	// 1. VPC: detach from the old one before attaching to the new one.
-	if !plan.VpcID.Equal(state.VpcID) {
-		if known(state.VpcID) {
-			old := state.VpcID.ValueString()
-			called = true
-			if err := changeService(ctx, pd, id, "detaching from VPC "+old, true, func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, old) }, vpcDetached); err != nil {
-				fail("Could not detach the service from its VPC", err)
-				return
-			}
-			cur.VpcID = types.StringNull()
-		}
-		if known(plan.VpcID) {
-			vpcID := plan.VpcID.ValueString()
-			called = true
-			if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }, vpcAttached(vpcID)); err != nil {
-				fail("Could not attach the service to the VPC", err)
-				return
-			}
-			cur.VpcID = plan.VpcID
-		}
-	}
-
-	// 2. Resize.
-	if known(plan.CPUMillis) && known(plan.MemoryGbs) && (!plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs)) {
-		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
-		called = true
-		if err := changeService(ctx, pd, id, "resizing", true, func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, cpu, mem) }, resized(cpu, mem)); err != nil {
-			fail("Could not resize the service", err)
-			return
-		}
-		cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
-	}
-
-	// 3. HA replicas.
-	var ha api.SetHAInput
-	if changedKnown(plan.HAReplicas, state.HAReplicas) {
-		ha.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
-	}
-	if changedKnown(plan.SyncReplicas, state.SyncReplicas) {
-		ha.SyncReplicaCount = ptr(int(plan.SyncReplicas.ValueInt64()))
-	}
-	if ha.ReplicaCount != nil || ha.SyncReplicaCount != nil {
-		called = true
-		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, ha) }, haApplied(ha)); err != nil {
-			fail("Could not change the HA replicas", err)
-			return
-		}
-	}
-
-	// 4. Connection pooler.
-	if changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled) {
-		called = true
-		if err := r.setPooler(ctx, id, plan.ConnectionPoolerEnabled.ValueBool()); err != nil {
-			fail("Could not change the connection pooler", err)
-			return
-		}
-	}
-
-	// 5. Environment.
-	if changedKnown(plan.Environment, state.Environment) {
-		env := api.Environment(plan.Environment.ValueString())
-		called = true
-		if err := changeService(ctx, pd, id, "setting the environment", false, func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, env) }, environmentIs(env)); err != nil {
-			fail("Could not change the environment", err)
-			return
-		}
-	}
-
-	// 6. Password: a new password, or a new password_wo_version.
-	pw := ""
-	switch {
-	case changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion):
-		if !known(passwordWO) || passwordWO.ValueString() == "" {
-			resp.Diagnostics.AddAttributeError(path.Root("password_wo"), "Missing password_wo",
-				"password_wo_version changed but password_wo is not set: set password_wo to the new password.")
+	actions := planServiceActions(state, plan)
+	for _, a := range actions {
+		if summary, err := a.run(ctx, r, id); err != nil {
+			addError(&resp.Diagnostics, summary, err)
 			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 			return
 		}
-		pw = passwordWO.ValueString()
-	case changedKnown(plan.Password, state.Password):
-		pw = plan.Password.ValueString()
-	}
-	if pw != "" {
-		called = true
-		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }, nil); err != nil {
-			fail("Could not change the password", err)
-			return
-		}
+		a.record(&cur, plan)
 	}
 
-	// 7. Final state. After API calls, wait for READY (the plan says READY); otherwise just read.
+	// Final state. After API calls, wait for READY (the plan says READY); otherwise just read.
 	var (
 		svc *api.Service
 		err error
 	)
-	if called {
+	if len(actions) > 0 {
 		svc, err = waitServiceReady(ctx, pd, id, false)
 	} else {
 		svc, err = pd.client.GetService(ctx, id)
 	}
 	if err != nil {
-		fail("Could not read the service after the update", err)
+		addError(&resp.Diagnostics, "Could not read the service after the update", err)
+		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 		return
 	}
 	out := plan
