@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,6 +20,35 @@ import (
 
 // maxTransientPollErrors is how many transient errors in a row a waiter tolerates.
 const maxTransientPollErrors = 5
+
+// resourceBase gives a resource its Metadata and Configure: embed it and set typeName (the type name
+// after the provider's, e.g. "_vpc"). pd is nil until the provider is configured.
+type resourceBase struct {
+	pd       *providerData
+	typeName string
+}
+
+func (b *resourceBase) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.typeName
+}
+
+func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// dataSourceBase is resourceBase for data sources.
+type dataSourceBase struct {
+	pd       *providerData
+	typeName string
+}
+
+func (b *dataSourceBase) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.typeName
+}
+
+func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.
 // It returns nil (and no error) while the provider is not configured yet.
@@ -29,6 +62,27 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return pd
+}
+
+// notConfigured reports (as an error diagnostic) a resource used before the provider was configured.
+func notConfigured(pd *providerData, diags *diag.Diagnostics) bool {
+	if pd == nil {
+		diags.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	}
+	return pd == nil
+}
+
+// withTimeout bounds ctx by the `timeouts` value of an operation (get is e.g. plan.Timeouts.Create),
+// or def when it is not set. ok is false when the value is invalid (the diagnostic is added).
+func withTimeout(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), def time.Duration,
+	diags *diag.Diagnostics) (_ context.Context, _ context.CancelFunc, ok bool) {
+	timeout, d := get(ctx, def)
+	diags.Append(d...)
+	if d.HasError() {
+		return ctx, func() {}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return ctx, cancel, true
 }
 
 // errorDetail is the text of a diagnostic for err: the operation, HTTP status, the API's code, message and

@@ -103,158 +103,106 @@ func testClient(t *testing.T, srv *emulator.Server) *api.Client {
 
 // ---- Exists / Destroyed / Disappears checks ----
 
-// testAccCheckServiceExists checks that the service addr names exists in the emulator (and is not
-// DELETED).
-func testAccCheckServiceExists(srv *emulator.Server, addr string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := netTestAttr(s, addr, "id")
-		if err != nil {
-			return err
-		}
-		if svc, ok := srv.Service(testProjectID, id); !ok || serviceIsGone(&svc) {
-			return fmt.Errorf("%s: service %s does not exist in the emulator", addr, id)
-		}
-		return nil
-	}
+// testAccKind says how the checks find and remove the objects of one resource type in the emulator,
+// from the object's state attributes.
+type testAccKind struct {
+	typ    string
+	exists func(srv *emulator.Server, a map[string]string) bool
+	remove func(srv *emulator.Server, a map[string]string) bool
 }
 
-// testAccCheckServiceDestroyed checks that no dbcloud_service of the state exists any more.
-func testAccCheckServiceDestroyed(srv *emulator.Server) resource.TestCheckFunc {
-	return testAccCheckEach("dbcloud_service", func(a map[string]string) error {
-		if svc, ok := srv.Service(testProjectID, a["id"]); ok && !serviceIsGone(&svc) {
-			return fmt.Errorf("service %s still exists (status %s)", a["id"], serviceStatus(&svc))
-		}
-		return nil
-	})
-}
+var (
+	testAccService = testAccKind{"dbcloud_service",
+		func(srv *emulator.Server, a map[string]string) bool {
+			svc, ok := srv.Service(testProjectID, a["id"])
+			return ok && !serviceIsGone(&svc)
+		},
+		func(srv *emulator.Server, a map[string]string) bool { return srv.RemoveService(testProjectID, a["id"]) }}
+	testAccReadReplicaSet = testAccKind{"dbcloud_read_replica_set",
+		func(srv *emulator.Server, a map[string]string) bool {
+			_, ok := srv.ReplicaSet(testProjectID, a["service_id"], a["id"])
+			return ok
+		},
+		func(srv *emulator.Server, a map[string]string) bool {
+			return srv.RemoveReplicaSet(testProjectID, a["service_id"], a["id"])
+		}}
+	testAccVPC = testAccKind{"dbcloud_vpc",
+		func(srv *emulator.Server, a map[string]string) bool {
+			_, ok := srv.VPC(testProjectID, a["id"])
+			return ok
+		},
+		func(srv *emulator.Server, a map[string]string) bool { return srv.RemoveVPC(testProjectID, a["id"]) }}
+	testAccVPCPeering = testAccKind{"dbcloud_vpc_peering",
+		func(srv *emulator.Server, a map[string]string) bool {
+			_, ok := srv.Peering(testProjectID, a["vpc_id"], a["id"])
+			return ok
+		},
+		func(srv *emulator.Server, a map[string]string) bool {
+			return srv.RemovePeering(testProjectID, a["vpc_id"], a["id"])
+		}}
+)
 
-// testAccCheckServiceDisappears deletes the service addr names behind Terraform's back.
-func testAccCheckServiceDisappears(srv *emulator.Server, addr string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := netTestAttr(s, addr, "id")
-		if err != nil {
-			return err
-		}
-		if !srv.RemoveService(testProjectID, id) {
-			return fmt.Errorf("%s: service %s was not in the emulator", addr, id)
-		}
-		return nil
-	}
-}
-
-// testAccCheckReadReplicaSetExists checks that the replica set addr names exists in the emulator.
-func testAccCheckReadReplicaSetExists(srv *emulator.Server, addr string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a, err := testAccAttrs(s, addr)
-		if err != nil {
-			return err
-		}
-		if _, ok := srv.ReplicaSet(testProjectID, a["service_id"], a["id"]); !ok {
-			return fmt.Errorf("%s: read replica set %s of service %s does not exist in the emulator", addr, a["id"], a["service_id"])
-		}
-		return nil
-	}
-}
-
-// testAccCheckReadReplicaSetDestroyed checks that no dbcloud_read_replica_set of the state exists any more.
-func testAccCheckReadReplicaSetDestroyed(srv *emulator.Server) resource.TestCheckFunc {
-	return testAccCheckEach("dbcloud_read_replica_set", func(a map[string]string) error {
-		if _, ok := srv.ReplicaSet(testProjectID, a["service_id"], a["id"]); ok {
-			return fmt.Errorf("read replica set %s of service %s still exists", a["id"], a["service_id"])
-		}
-		return nil
-	})
-}
-
-// testAccCheckReadReplicaSetDisappears deletes the replica set addr names behind Terraform's back.
-func testAccCheckReadReplicaSetDisappears(srv *emulator.Server, addr string) resource.TestCheckFunc {
+// exists checks that the object addr names exists in the emulator.
+func (k testAccKind) checkExists(srv *emulator.Server, addr string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		a, err := testAccAttrs(s, addr)
 		if err != nil {
 			return err
 		}
-		if !srv.RemoveReplicaSet(testProjectID, a["service_id"], a["id"]) {
-			return fmt.Errorf("%s: read replica set %s was not in the emulator", addr, a["id"])
+		if !k.exists(srv, a) {
+			return fmt.Errorf("%s: %s %s does not exist in the emulator", addr, k.typ, a["id"])
 		}
 		return nil
 	}
 }
 
-// testAccCheckVPCExists checks that the VPC addr names exists in the emulator.
-func testAccCheckVPCExists(srv *emulator.Server, addr string) resource.TestCheckFunc {
+// destroyed checks that no object of this type in the state exists any more.
+func (k testAccKind) checkDestroyed(srv *emulator.Server) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		id, err := netTestAttr(s, addr, "id")
-		if err != nil {
-			return err
+		if s == nil || s.RootModule() == nil {
+			return nil
 		}
-		if _, ok := srv.VPC(testProjectID, id); !ok {
-			return fmt.Errorf("%s: VPC %s does not exist in the emulator", addr, id)
-		}
-		return nil
-	}
-}
-
-// testAccCheckVPCDestroyed checks that no dbcloud_vpc of the state exists any more.
-func testAccCheckVPCDestroyed(srv *emulator.Server) resource.TestCheckFunc {
-	return testAccCheckEach("dbcloud_vpc", func(a map[string]string) error {
-		if _, ok := srv.VPC(testProjectID, a["id"]); ok {
-			return fmt.Errorf("VPC %s still exists", a["id"])
-		}
-		return nil
-	})
-}
-
-// testAccCheckVPCDisappears deletes the VPC addr names behind Terraform's back.
-func testAccCheckVPCDisappears(srv *emulator.Server, addr string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		id, err := netTestAttr(s, addr, "id")
-		if err != nil {
-			return err
-		}
-		if !srv.RemoveVPC(testProjectID, id) {
-			return fmt.Errorf("%s: VPC %s was not in the emulator", addr, id)
+		for addr, rs := range s.RootModule().Resources {
+			if rs.Type == k.typ && !strings.HasPrefix(addr, "data.") && rs.Primary != nil && k.exists(srv, rs.Primary.Attributes) {
+				return fmt.Errorf("%s: %s %s still exists", addr, k.typ, rs.Primary.ID)
+			}
 		}
 		return nil
 	}
 }
 
-// testAccCheckVPCPeeringExists checks that the peering addr names exists in the emulator.
-func testAccCheckVPCPeeringExists(srv *emulator.Server, addr string) resource.TestCheckFunc {
+// disappears deletes the object addr names behind Terraform's back.
+func (k testAccKind) checkDisappears(srv *emulator.Server, addr string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		a, err := testAccAttrs(s, addr)
 		if err != nil {
 			return err
 		}
-		if _, ok := srv.Peering(testProjectID, a["vpc_id"], a["id"]); !ok {
-			return fmt.Errorf("%s: peering %s of VPC %s does not exist in the emulator", addr, a["id"], a["vpc_id"])
+		if !k.remove(srv, a) {
+			return fmt.Errorf("%s: %s %s was not in the emulator", addr, k.typ, a["id"])
 		}
 		return nil
 	}
 }
 
-// testAccCheckVPCPeeringDestroyed checks that no dbcloud_vpc_peering of the state exists any more.
-func testAccCheckVPCPeeringDestroyed(srv *emulator.Server) resource.TestCheckFunc {
-	return testAccCheckEach("dbcloud_vpc_peering", func(a map[string]string) error {
-		if _, ok := srv.Peering(testProjectID, a["vpc_id"], a["id"]); ok {
-			return fmt.Errorf("peering %s of VPC %s still exists", a["id"], a["vpc_id"])
-		}
-		return nil
-	})
-}
+// The checks of each resource, by name.
+var (
+	testAccCheckServiceExists     = testAccService.checkExists
+	testAccCheckServiceDestroyed  = testAccService.checkDestroyed
+	testAccCheckServiceDisappears = testAccService.checkDisappears
 
-// testAccCheckVPCPeeringDisappears deletes the peering addr names behind Terraform's back.
-func testAccCheckVPCPeeringDisappears(srv *emulator.Server, addr string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		a, err := testAccAttrs(s, addr)
-		if err != nil {
-			return err
-		}
-		if !srv.RemovePeering(testProjectID, a["vpc_id"], a["id"]) {
-			return fmt.Errorf("%s: peering %s was not in the emulator", addr, a["id"])
-		}
-		return nil
-	}
-}
+	testAccCheckReadReplicaSetExists     = testAccReadReplicaSet.checkExists
+	testAccCheckReadReplicaSetDestroyed  = testAccReadReplicaSet.checkDestroyed
+	testAccCheckReadReplicaSetDisappears = testAccReadReplicaSet.checkDisappears
+
+	testAccCheckVPCExists     = testAccVPC.checkExists
+	testAccCheckVPCDestroyed  = testAccVPC.checkDestroyed
+	testAccCheckVPCDisappears = testAccVPC.checkDisappears
+
+	testAccCheckVPCPeeringExists     = testAccVPCPeering.checkExists
+	testAccCheckVPCPeeringDestroyed  = testAccVPCPeering.checkDestroyed
+	testAccCheckVPCPeeringDisappears = testAccVPCPeering.checkDisappears
+)
 
 // testAccCheckDestroyed is the CheckDestroy of every test case: no object of any dbcloud resource in
 // the last state exists any more.
@@ -265,24 +213,6 @@ func testAccCheckDestroyed(srv *emulator.Server) resource.TestCheckFunc {
 		testAccCheckVPCDestroyed(srv),
 		testAccCheckVPCPeeringDestroyed(srv),
 	)
-}
-
-// testAccCheckEach runs check on the attributes of every managed resource of type typ in the state.
-func testAccCheckEach(typ string, check func(attrs map[string]string) error) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if s == nil || s.RootModule() == nil {
-			return nil
-		}
-		for addr, rs := range s.RootModule().Resources {
-			if rs.Type != typ || strings.HasPrefix(addr, "data.") || rs.Primary == nil {
-				continue
-			}
-			if err := check(rs.Primary.Attributes); err != nil {
-				return fmt.Errorf("%s: %w", addr, err)
-			}
-		}
-		return nil
-	}
 }
 
 // testAccAttrs are the attributes of the resource addr in the state.

@@ -33,18 +33,16 @@ const (
 const replicaSetTypeName = "dbcloud_read_replica_set"
 
 var (
-	_ resource.Resource                = (*readReplicaSetResource)(nil)
-	_ resource.ResourceWithConfigure   = (*readReplicaSetResource)(nil)
 	_ resource.ResourceWithImportState = (*readReplicaSetResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*readReplicaSetResource)(nil)
 )
 
 // NewReadReplicaSetResource is the dbcloud_read_replica_set resource.
-func NewReadReplicaSetResource() resource.Resource { return &readReplicaSetResource{} }
-
-type readReplicaSetResource struct {
-	pd *providerData
+func NewReadReplicaSetResource() resource.Resource {
+	return &readReplicaSetResource{resourceBase{typeName: "_read_replica_set"}}
 }
+
+type readReplicaSetResource struct{ resourceBase }
 
 type readReplicaSetModel struct {
 	ID                      types.String   `tfsdk:"id"`
@@ -61,10 +59,6 @@ type readReplicaSetModel struct {
 	PoolerHostname          types.String   `tfsdk:"pooler_hostname"`
 	PoolerPort              types.Int64    `tfsdk:"pooler_port"`
 	Timeouts                timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *readReplicaSetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_read_replica_set"
 }
 
 func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -169,10 +163,6 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 	}
 }
 
-func (r *readReplicaSetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
 // switched, and an update always ends with the set active.
 func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -203,12 +193,10 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, replicaSetCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, replicaSetCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	const summary = "Could not create read replica set"
 
@@ -309,12 +297,10 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, replicaSetUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, replicaSetUpdateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	const summary = "Could not update read replica set"
 	serviceID, id, name := state.ServiceID.ValueString(), state.ID.ValueString(), state.Name.ValueString()
@@ -379,12 +365,10 @@ func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, replicaSetDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, replicaSetDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
 	c := r.pd.client

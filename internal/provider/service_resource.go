@@ -36,19 +36,17 @@ const (
 const privateAddonsDerived = "addons_derived"
 
 var (
-	_ resource.Resource                   = (*serviceResource)(nil)
-	_ resource.ResourceWithConfigure      = (*serviceResource)(nil)
 	_ resource.ResourceWithImportState    = (*serviceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*serviceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*serviceResource)(nil)
 )
 
 // NewServiceResource is the dbcloud_service resource.
-func NewServiceResource() resource.Resource { return &serviceResource{} }
-
-type serviceResource struct {
-	pd *providerData
+func NewServiceResource() resource.Resource {
+	return &serviceResource{resourceBase{typeName: "_service"}}
 }
+
+type serviceResource struct{ resourceBase }
 
 type serviceResourceModel struct {
 	ID                      types.String   `tfsdk:"id"`
@@ -91,17 +89,8 @@ type serviceForkModel struct {
 	TargetTime      types.String `tfsdk:"target_time"`
 }
 
-func (r *serviceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_service"
-}
-
-func (r *serviceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(r.pd, &resp.Diagnostics) {
 		return
 	}
 	var plan serviceResourceModel
@@ -111,12 +100,10 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, serviceCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, serviceCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pd := r.pd
 	name := plan.Name.ValueString()
@@ -350,8 +337,7 @@ func firstKnown(vals ...types.String) string {
 }
 
 func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(r.pd, &resp.Diagnostics) {
 		return
 	}
 	var state serviceResourceModel
@@ -384,8 +370,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(r.pd, &resp.Diagnostics) {
 		return
 	}
 	var state serviceResourceModel
@@ -393,12 +378,10 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, serviceDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, serviceDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pd := r.pd
 	id := state.ID.ValueString()

@@ -16,16 +16,17 @@ import (
 )
 
 // serviceActionKind names one API call of an update.
-type serviceActionKind string
+type serviceActionKind int
 
+// The kinds of update calls, in the order an update makes them.
 const (
-	actionDetachVPC      serviceActionKind = "detach_vpc"
-	actionAttachVPC      serviceActionKind = "attach_vpc"
-	actionResize         serviceActionKind = "resize"
-	actionSetHA          serviceActionKind = "set_ha"
-	actionSetPooler      serviceActionKind = "set_pooler"
-	actionSetEnvironment serviceActionKind = "set_environment"
-	actionSetPassword    serviceActionKind = "set_password"
+	actionDetachVPC serviceActionKind = iota
+	actionAttachVPC
+	actionResize
+	actionSetHA
+	actionSetPooler
+	actionSetEnvironment
+	actionSetPassword
 )
 
 // serviceAction is one API call of an update, with the values it sets.
@@ -108,7 +109,7 @@ func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) (
 		return "Could not change the password", changeService(ctx, pd, id, "setting the password", false,
 			func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
 	}
-	return "Could not update the service", fmt.Errorf("unknown update action %q: this is a bug in the provider", a.Kind)
+	return "Could not update the service", fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
 }
 
 // record updates cur, what holds so far, once the action succeeded.
@@ -124,8 +125,7 @@ func (a serviceAction) record(cur *serviceResourceModel, plan serviceResourceMod
 }
 
 func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(r.pd, &resp.Diagnostics) {
 		return
 	}
 	var plan, state serviceResourceModel
@@ -142,12 +142,10 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	plan.PasswordWO = passwordWO
-	timeout, diags := plan.Timeouts.Update(ctx, serviceUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, serviceUpdateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pd := r.pd
 	id := state.ID.ValueString()

@@ -28,18 +28,14 @@ const (
 
 const peeringTypeName = "dbcloud_vpc_peering"
 
-var (
-	_ resource.Resource                = (*vpcPeeringResource)(nil)
-	_ resource.ResourceWithConfigure   = (*vpcPeeringResource)(nil)
-	_ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
-)
+var _ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
 
 // NewVPCPeeringResource is the dbcloud_vpc_peering resource.
-func NewVPCPeeringResource() resource.Resource { return &vpcPeeringResource{} }
-
-type vpcPeeringResource struct {
-	pd *providerData
+func NewVPCPeeringResource() resource.Resource {
+	return &vpcPeeringResource{resourceBase{typeName: "_vpc_peering"}}
 }
+
+type vpcPeeringResource struct{ resourceBase }
 
 type vpcPeeringModel struct {
 	ID             types.String   `tfsdk:"id"`
@@ -51,10 +47,6 @@ type vpcPeeringModel struct {
 	ProvisionedID  types.String   `tfsdk:"provisioned_id"`
 	ErrorMessage   types.String   `tfsdk:"error_message"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *vpcPeeringResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_vpc_peering"
 }
 
 func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -127,22 +119,16 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 	}
 }
 
-func (r *vpcPeeringResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan vpcPeeringModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, peeringCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, peeringCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	const summary = "Could not create VPC peering"
 	c := r.pd.client
@@ -252,12 +238,10 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, peeringDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, peeringDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := r.pd.client
 	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()

@@ -30,18 +30,12 @@ const vpcUnexplainedConflicts = 5
 
 const vpcTypeName = "dbcloud_vpc"
 
-var (
-	_ resource.Resource                = (*vpcResource)(nil)
-	_ resource.ResourceWithConfigure   = (*vpcResource)(nil)
-	_ resource.ResourceWithImportState = (*vpcResource)(nil)
-)
+var _ resource.ResourceWithImportState = (*vpcResource)(nil)
 
 // NewVPCResource is the dbcloud_vpc resource.
-func NewVPCResource() resource.Resource { return &vpcResource{} }
+func NewVPCResource() resource.Resource { return &vpcResource{resourceBase{typeName: "_vpc"}} }
 
-type vpcResource struct {
-	pd *providerData
-}
+type vpcResource struct{ resourceBase }
 
 type vpcModel struct {
 	ID         types.String   `tfsdk:"id"`
@@ -49,10 +43,6 @@ type vpcModel struct {
 	CIDR       types.String   `tfsdk:"cidr"`
 	RegionCode types.String   `tfsdk:"region_code"`
 	Timeouts   timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *vpcResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_vpc"
 }
 
 func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -97,10 +87,6 @@ func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			}),
 		},
 	}
-}
-
-func (r *vpcResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -185,12 +171,10 @@ func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, vpcDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, vpcDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := r.pd.client
 	id := state.ID.ValueString()
