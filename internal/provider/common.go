@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -112,6 +113,21 @@ func errorDetail(err error) string {
 		return err.Error() + "\n\nApply again: the provider checks what exists before creating anything."
 	}
 	return err.Error()
+}
+
+// readFailed reports a failed read of the object a data source names: a 404 as an error on attr with
+// the summary notFound and the detail text notFoundDetail, any other error under summary. It returns
+// whether err was an error.
+func readFailed(diags *diag.Diagnostics, err error, attr path.Path, notFound, summary, notFoundDetail string) bool {
+	switch {
+	case err == nil:
+		return false
+	case api.IsNotFound(err):
+		diags.AddAttributeError(attr, notFound, notFoundDetail)
+	default:
+		addError(diags, summary, err)
+	}
+	return true
 }
 
 // addError adds err as an error diagnostic with a summary such as "Could not create service".

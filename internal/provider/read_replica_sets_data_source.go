@@ -82,13 +82,8 @@ func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	serviceID := cfg.ServiceID.ValueString()
 	sets, err := d.pd.client.ListReplicaSets(ctx, serviceID)
-	if api.IsNotFound(err) {
-		resp.Diagnostics.AddAttributeError(path.Root("service_id"), "Service not found",
-			fmt.Sprintf("There is no service %s in this project, so it has no read replica sets to list: %v", serviceID, err))
-		return
-	}
-	if err != nil {
-		addError(&resp.Diagnostics, "Could not list read replica sets", err)
+	if readFailed(&resp.Diagnostics, err, path.Root("service_id"), "Service not found", "Could not list read replica sets",
+		fmt.Sprintf("There is no service %s in this project, so it has no read replica sets to list: %v", serviceID, err)) {
 		return
 	}
 	cfg.ReplicaSets = make([]replicaSetDataModel, 0, len(sets))

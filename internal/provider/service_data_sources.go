@@ -111,8 +111,7 @@ func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 }
 
 func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(d.pd, &resp.Diagnostics) {
 		return
 	}
 	var cfg serviceDataSourceModel
@@ -265,8 +264,7 @@ func (d *servicesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(d.pd, &resp.Diagnostics) {
 		return
 	}
 	var cfg servicesDataSourceModel

@@ -117,40 +117,9 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		}
 	}
 
-	// 1. Create (or fork). A lost answer is resolved by looking, never by sending it again.
-	started := time.Now()
-	var (
-		svc  *api.Service
-		err  error
-		sent = true // whether err is the create/fork call's own
-	)
-	if fork != nil {
-		body, berr := forkBody(plan, fork)
-		if berr != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("fork").AtName("target_time"), "Invalid fork.target_time", berr.Error())
-			return
-		}
-		svc, sent, err = r.forkWhenReady(ctx, fork.SourceServiceID.ValueString(), body)
-	} else {
-		body, d := createBody(ctx, plan)
-		resp.Diagnostics.Append(d...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		svc, err = pd.client.CreateService(ctx, body)
-	}
-	adopted := false
-	if err != nil && sent && api.IsAmbiguous(err) {
-		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the service instead of creating it again", map[string]any{"name": name, "error": err.Error()})
-		svc, err = findCreatedService(ctx, pd, name, started, err)
-		adopted = err == nil
-	}
-	if err != nil {
-		summary := "Could not create service"
-		if fork != nil {
-			summary = "Could not fork service"
-		}
-		addError(&resp.Diagnostics, summary, err)
+	// 1. Create (or fork).
+	svc, adopted := r.createOrFork(ctx, plan, fork, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	if deref(svc.ServiceID) == "" {
@@ -201,31 +170,9 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 					"Set addons to match the source service.", id, deref(ready.ServiceType), addons))
 		}
 	}
-	if in, ok := haInput(plan, ready); ok {
-		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, in) }, haApplied(in)); err != nil {
-			fail("Service created but setting HA replicas failed", err)
-			return
-		}
-	}
-	poolerOn := ready.ConnectionPooler != nil && ready.ConnectionPooler.Endpoint != nil
-	if known(plan.ConnectionPoolerEnabled) && plan.ConnectionPoolerEnabled.ValueBool() != poolerOn {
-		if err := r.setPooler(ctx, id, plan.ConnectionPoolerEnabled.ValueBool()); err != nil {
-			fail("Service created but changing the connection pooler failed", err)
-			return
-		}
-	}
-	if known(plan.VpcID) {
-		vpcID := plan.VpcID.ValueString()
-		if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }, vpcAttached(vpcID)); err != nil {
-			fail("Service created but attaching it to the VPC failed", err)
-			return
-		}
-	}
-	if pw := firstKnown(plan.Password, passwordWO); pw != "" {
-		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }, nil); err != nil {
-			fail("Service created but setting the password failed", err)
-			return
-		}
+	if summary, err := r.afterCreate(ctx, id, plan, ready, passwordWO); err != nil {
+		fail(summary, err)
+		return
 	}
 
 	// 4. Final state from the READY record.
@@ -240,6 +187,74 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 	pd.analytics.track(ctx, serviceTypeResource, "create")
+}
+
+// createOrFork sends the create (or fork) call. A lost answer is resolved by looking
+// (findCreatedService), never by sending the call again: adopted says the service was found so.
+func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResourceModel, fork *serviceForkModel, diags *diag.Diagnostics) (_ *api.Service, adopted bool) {
+	pd := r.pd
+	name := plan.Name.ValueString()
+	started := time.Now()
+	var (
+		svc  *api.Service
+		err  error
+		sent = true // whether err is the create/fork call's own
+	)
+	if fork != nil {
+		body, berr := forkBody(plan, fork)
+		if berr != nil {
+			diags.AddAttributeError(path.Root("fork").AtName("target_time"), "Invalid fork.target_time", berr.Error())
+			return nil, false
+		}
+		svc, sent, err = r.forkWhenReady(ctx, fork.SourceServiceID.ValueString(), body)
+	} else {
+		body, d := createBody(ctx, plan)
+		diags.Append(d...)
+		if diags.HasError() {
+			return nil, false
+		}
+		svc, err = pd.client.CreateService(ctx, body)
+	}
+	if err != nil && sent && api.IsAmbiguous(err) {
+		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the service instead of creating it again", map[string]any{"name": name, "error": err.Error()})
+		svc, err = findCreatedService(ctx, pd, name, started, err)
+		adopted = err == nil
+	}
+	if err != nil {
+		summary := "Could not create service"
+		if fork != nil {
+			summary = "Could not fork service"
+		}
+		addError(diags, summary, err)
+		return nil, false
+	}
+	return svc, adopted
+}
+
+// afterCreate makes the calls the create call cannot: HA replicas, connection pooler, VPC, password
+// (the actions of an update, see service_update.go). It returns the diagnostic summary of the step that
+// failed.
+func (r *serviceResource) afterCreate(ctx context.Context, id string, plan serviceResourceModel, ready *api.Service, passwordWO types.String) (string, error) {
+	var actions []serviceAction
+	if in, ok := haInput(plan, ready); ok {
+		actions = append(actions, serviceAction{Kind: actionSetHA, HA: in})
+	}
+	poolerOn := ready.ConnectionPooler != nil && ready.ConnectionPooler.Endpoint != nil
+	if known(plan.ConnectionPoolerEnabled) && plan.ConnectionPoolerEnabled.ValueBool() != poolerOn {
+		actions = append(actions, serviceAction{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()})
+	}
+	if known(plan.VpcID) {
+		actions = append(actions, serviceAction{Kind: actionAttachVPC, VpcID: plan.VpcID.ValueString()})
+	}
+	if pw := firstKnown(plan.Password, passwordWO); pw != "" {
+		actions = append(actions, serviceAction{Kind: actionSetPassword, Password: pw})
+	}
+	for _, a := range actions {
+		if err := a.run(ctx, r, id); err != nil {
+			return serviceActionSummaries[a.Kind].create, err
+		}
+	}
+	return "", nil
 }
 
 // forkWhenReady forks the source once it is READY (the API refuses with 409 otherwise), and waits

@@ -83,33 +83,44 @@ func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 	return out
 }
 
-// run makes the action's API call (through changeService: wait for READY, retry while busy) and
-// returns the summary of the diagnostic to show when it fails.
-func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) (summary string, err error) {
+// serviceActionSummaries are the diagnostic summaries of a failed action, in an update and after a create.
+var serviceActionSummaries = map[serviceActionKind]struct{ update, create string }{
+	actionDetachVPC:      {"Could not detach the service from its VPC", ""},
+	actionAttachVPC:      {"Could not attach the service to the VPC", "Service created but attaching it to the VPC failed"},
+	actionResize:         {"Could not resize the service", ""},
+	actionSetHA:          {"Could not change the HA replicas", "Service created but setting HA replicas failed"},
+	actionSetPooler:      {"Could not change the connection pooler", "Service created but changing the connection pooler failed"},
+	actionSetEnvironment: {"Could not change the environment", ""},
+	actionSetPassword:    {"Could not change the password", "Service created but setting the password failed"},
+}
+
+// run makes the action's API call through changeService (wait for READY, retry while busy, look
+// after a lost answer).
+func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) error {
 	pd := r.pd
 	switch a.Kind {
 	case actionDetachVPC:
-		return "Could not detach the service from its VPC", changeService(ctx, pd, id, "detaching from VPC "+a.VpcID, true,
+		return changeService(ctx, pd, id, "detaching from VPC "+a.VpcID, true,
 			func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, a.VpcID) }, vpcDetached)
 	case actionAttachVPC:
-		return "Could not attach the service to the VPC", changeService(ctx, pd, id, "attaching to VPC "+a.VpcID, true,
+		return changeService(ctx, pd, id, "attaching to VPC "+a.VpcID, true,
 			func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, a.VpcID) }, vpcAttached(a.VpcID))
 	case actionResize:
-		return "Could not resize the service", changeService(ctx, pd, id, "resizing", true,
+		return changeService(ctx, pd, id, "resizing", true,
 			func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) }, resized(a.CPUMillis, a.MemoryGbs))
 	case actionSetHA:
-		return "Could not change the HA replicas", changeService(ctx, pd, id, "setting HA replicas", true,
+		return changeService(ctx, pd, id, "setting HA replicas", true,
 			func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, haApplied(a.HA))
 	case actionSetPooler:
-		return "Could not change the connection pooler", r.setPooler(ctx, id, a.Pooler)
+		return r.setPooler(ctx, id, a.Pooler)
 	case actionSetEnvironment:
-		return "Could not change the environment", changeService(ctx, pd, id, "setting the environment", false,
+		return changeService(ctx, pd, id, "setting the environment", false,
 			func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, environmentIs(a.Env))
 	case actionSetPassword:
-		return "Could not change the password", changeService(ctx, pd, id, "setting the password", false,
+		return changeService(ctx, pd, id, "setting the password", false,
 			func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
 	}
-	return "Could not update the service", fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
+	return fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
 }
 
 // record updates cur, what holds so far, once the action succeeded.
@@ -155,8 +166,8 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
 	actions := planServiceActions(state, plan)
 	for _, a := range actions {
-		if summary, err := a.run(ctx, r, id); err != nil {
-			addError(&resp.Diagnostics, summary, err)
+		if err := a.run(ctx, r, id); err != nil {
+			addError(&resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
 			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 			return
 		}

@@ -75,13 +75,8 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if !cfg.ID.IsNull() {
 		id := cfg.ID.ValueString()
 		v, err := c.GetVPC(ctx, id)
-		if api.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("id"), "VPC not found",
-				fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err))
-			return
-		}
-		if err != nil {
-			addError(&resp.Diagnostics, "Could not read VPC", err)
+		if readFailed(&resp.Diagnostics, err, path.Root("id"), "VPC not found", "Could not read VPC",
+			fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err)) {
 			return
 		}
 		vpc = v

@@ -86,13 +86,8 @@ func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	}
 	vpcID, id := cfg.VPCID.ValueString(), cfg.ID.ValueString()
 	p, err := d.pd.client.GetPeering(ctx, vpcID, id)
-	if api.IsNotFound(err) {
-		resp.Diagnostics.AddAttributeError(path.Root("id"), "VPC peering not found",
-			fmt.Sprintf("There is no peering %s of VPC %s in this project (or no such VPC): %v", id, vpcID, err))
-		return
-	}
-	if err != nil {
-		addError(&resp.Diagnostics, "Could not read VPC peering", err)
+	if readFailed(&resp.Diagnostics, err, path.Root("id"), "VPC peering not found", "Could not read VPC peering",
+		fmt.Sprintf("There is no peering %s of VPC %s in this project (or no such VPC): %v", id, vpcID, err)) {
 		return
 	}
 	out := peeringData(vpcID, p)
@@ -145,13 +140,8 @@ func (d *vpcPeeringsDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	vpcID := cfg.VPCID.ValueString()
 	peerings, err := d.pd.client.ListPeerings(ctx, vpcID)
-	if api.IsNotFound(err) {
-		resp.Diagnostics.AddAttributeError(path.Root("vpc_id"), "VPC not found",
-			fmt.Sprintf("There is no VPC %s in this project, so it has no peerings to list: %v", vpcID, err))
-		return
-	}
-	if err != nil {
-		addError(&resp.Diagnostics, "Could not list VPC peerings", err)
+	if readFailed(&resp.Diagnostics, err, path.Root("vpc_id"), "VPC not found", "Could not list VPC peerings",
+		fmt.Sprintf("There is no VPC %s in this project, so it has no peerings to list: %v", vpcID, err)) {
 		return
 	}
 	cfg.Peerings = make([]peeringDataModel, 0, len(peerings))
