@@ -25,10 +25,10 @@ func NewServiceDataSource() datasource.DataSource {
 
 type serviceDataSource struct{ dataSourceBase }
 
-// serviceDataSourceModel is a service with its read replica sets; serviceSummaryModel holds the fields
-// shared with the elements of dbcloud_services.
+// serviceDataSourceModel is a service with its read replica sets; serviceFields (service_flatten.go)
+// holds the fields shared with the resource and the elements of dbcloud_services.
 type serviceDataSourceModel struct {
-	serviceSummaryModel
+	serviceFields
 	ReadReplicaSets types.List `tfsdk:"read_replica_sets"`
 }
 
@@ -149,32 +149,7 @@ func serviceDataSourceModelFrom(svc *api.Service, projectID string) serviceDataS
 		f.ProjectID = types.StringValue(projectID)
 	}
 	return serviceDataSourceModel{
-		serviceSummaryModel: serviceSummaryModel{
-			ID:                      f.ID,
-			ProjectID:               f.ProjectID,
-			Name:                    f.Name,
-			Addons:                  serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString())),
-			RegionCode:              f.RegionCode,
-			ServiceType:             f.ServiceType,
-			Status:                  f.Status,
-			Created:                 f.Created,
-			Paused:                  f.Paused,
-			CPUMillis:               f.CPUMillis,
-			MemoryGbs:               f.MemoryGbs,
-			VolumeType:              f.VolumeType,
-			Environment:             f.Environment,
-			HAReplicas:              f.HAReplicas,
-			SyncReplicas:            f.SyncReplicas,
-			ConnectionPoolerEnabled: f.PoolerEnabled,
-			Hostname:                f.Hostname,
-			Port:                    f.Port,
-			PoolerHostname:          f.PoolerHostname,
-			PoolerPort:              f.PoolerPort,
-			VpcID:                   f.VpcID,
-			VpcHostname:             f.VpcHostname,
-			VpcPort:                 f.VpcPort,
-			ForkedFrom:              f.ForkedFrom,
-		},
+		serviceFields:   f,
 		ReadReplicaSets: replicaSetObjects(svc.ReadReplicaSets),
 	}
 }
@@ -194,34 +169,6 @@ type servicesDataSourceModel struct {
 	Status      types.String `tfsdk:"status"`
 	IDs         types.List   `tfsdk:"ids"`
 	Services    types.List   `tfsdk:"services"`
-}
-
-// serviceSummaryModel is one element of `services`: the service fields without the replica sets.
-type serviceSummaryModel struct {
-	ID                      types.String `tfsdk:"id"`
-	ProjectID               types.String `tfsdk:"project_id"`
-	Name                    types.String `tfsdk:"name"`
-	Addons                  types.Set    `tfsdk:"addons"`
-	RegionCode              types.String `tfsdk:"region_code"`
-	ServiceType             types.String `tfsdk:"service_type"`
-	Status                  types.String `tfsdk:"status"`
-	Created                 types.String `tfsdk:"created"`
-	Paused                  types.Bool   `tfsdk:"paused"`
-	CPUMillis               types.Int64  `tfsdk:"cpu_millis"`
-	MemoryGbs               types.Int64  `tfsdk:"memory_gbs"`
-	VolumeType              types.String `tfsdk:"volume_type"`
-	Environment             types.String `tfsdk:"environment"`
-	HAReplicas              types.Int64  `tfsdk:"ha_replicas"`
-	SyncReplicas            types.Int64  `tfsdk:"sync_replicas"`
-	ConnectionPoolerEnabled types.Bool   `tfsdk:"connection_pooler_enabled"`
-	Hostname                types.String `tfsdk:"hostname"`
-	Port                    types.Int64  `tfsdk:"port"`
-	PoolerHostname          types.String `tfsdk:"pooler_hostname"`
-	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
-	VpcID                   types.String `tfsdk:"vpc_id"`
-	VpcHostname             types.String `tfsdk:"vpc_hostname"`
-	VpcPort                 types.Int64  `tfsdk:"vpc_port"`
-	ForkedFrom              types.Object `tfsdk:"forked_from"`
 }
 
 // servicesNestedObject is the schema of one element of `services`.
@@ -281,7 +228,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return filter.IsNull() || (v != nil && *v == filter.ValueString())
 	}
 	ids := []string{}
-	services := []serviceSummaryModel{}
+	services := []serviceFields{}
 	for i := range list {
 		s := &list[i]
 		if serviceIsGone(s) || !match(cfg.Name, s.Name) || !match(cfg.ServiceType, s.ServiceType) {
@@ -293,7 +240,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 		}
 		m := serviceDataSourceModelFrom(s, d.pd.client.ProjectID())
 		ids = append(ids, m.ID.ValueString())
-		services = append(services, m.serviceSummaryModel)
+		services = append(services, m.serviceFields)
 	}
 	out := cfg
 	idList, diags := types.ListValueFrom(ctx, types.StringType, ids)

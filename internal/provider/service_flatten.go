@@ -14,56 +14,68 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// serviceFields is a service record flattened into Terraform values: the part shared by the resource
-// and the data sources. Missing fields are null.
+// serviceFields is a service record flattened into Terraform values, mapped once by flattenService:
+// the resource reads it (applyRecord), and it is the model of the dbcloud_service data source (with the
+// read replica sets) and of each element of dbcloud_services. Missing fields are null; addons are
+// derived from service_type.
 type serviceFields struct {
-	ID, ProjectID, Name, RegionCode, ServiceType, Status, Created types.String
-	Paused                                                        types.Bool
-	CPUMillis, MemoryGbs                                          types.Int64
-	VolumeType, Environment                                       types.String
-	HAReplicas, SyncReplicas                                      types.Int64
-	PoolerEnabled                                                 types.Bool
-	Hostname                                                      types.String
-	Port                                                          types.Int64
-	PoolerHostname                                                types.String
-	PoolerPort                                                    types.Int64
-	VpcID, VpcHostname                                            types.String
-	VpcPort                                                       types.Int64
-	ForkedFrom                                                    types.Object
-	InitialPassword                                               types.String
+	ID             types.String `tfsdk:"id"`
+	ProjectID      types.String `tfsdk:"project_id"`
+	Name           types.String `tfsdk:"name"`
+	Addons         types.Set    `tfsdk:"addons"`
+	RegionCode     types.String `tfsdk:"region_code"`
+	ServiceType    types.String `tfsdk:"service_type"`
+	Status         types.String `tfsdk:"status"`
+	Created        types.String `tfsdk:"created"`
+	Paused         types.Bool   `tfsdk:"paused"`
+	CPUMillis      types.Int64  `tfsdk:"cpu_millis"`
+	MemoryGbs      types.Int64  `tfsdk:"memory_gbs"`
+	VolumeType     types.String `tfsdk:"volume_type"`
+	Environment    types.String `tfsdk:"environment"`
+	HAReplicas     types.Int64  `tfsdk:"ha_replicas"`
+	SyncReplicas   types.Int64  `tfsdk:"sync_replicas"`
+	PoolerEnabled  types.Bool   `tfsdk:"connection_pooler_enabled"`
+	Hostname       types.String `tfsdk:"hostname"`
+	Port           types.Int64  `tfsdk:"port"`
+	PoolerHostname types.String `tfsdk:"pooler_hostname"`
+	PoolerPort     types.Int64  `tfsdk:"pooler_port"`
+	VpcID          types.String `tfsdk:"vpc_id"`
+	VpcHostname    types.String `tfsdk:"vpc_hostname"`
+	VpcPort        types.Int64  `tfsdk:"vpc_port"`
+	ForkedFrom     types.Object `tfsdk:"forked_from"`
 }
 
 // flattenService maps every field of a service record.
 func flattenService(svc *api.Service) serviceFields {
 	f := serviceFields{
-		ID:              stringValue(svc.ServiceID),
-		ProjectID:       stringValue(svc.ProjectID),
-		Name:            stringValue(svc.Name),
-		RegionCode:      stringValue(svc.RegionCode),
-		ServiceType:     stringValue(svc.ServiceType),
-		Status:          types.StringNull(),
-		Created:         formatAPITime(svc.Created),
-		Paused:          boolValue(svc.Paused),
-		CPUMillis:       types.Int64Null(),
-		MemoryGbs:       types.Int64Null(),
-		VolumeType:      types.StringNull(),
-		Environment:     types.StringNull(),
-		HAReplicas:      types.Int64Null(),
-		SyncReplicas:    types.Int64Null(),
-		PoolerEnabled:   types.BoolValue(false),
-		Hostname:        types.StringNull(),
-		Port:            types.Int64Null(),
-		PoolerHostname:  types.StringNull(),
-		PoolerPort:      types.Int64Null(),
-		VpcID:           types.StringNull(),
-		VpcHostname:     types.StringNull(),
-		VpcPort:         types.Int64Null(),
-		ForkedFrom:      types.ObjectNull(serviceForkedFromAttrTypes),
-		InitialPassword: stringValue(svc.InitialPassword),
+		ID:             stringValue(svc.ServiceID),
+		ProjectID:      stringValue(svc.ProjectID),
+		Name:           stringValue(svc.Name),
+		RegionCode:     stringValue(svc.RegionCode),
+		ServiceType:    stringValue(svc.ServiceType),
+		Status:         types.StringNull(),
+		Created:        formatAPITime(svc.Created),
+		Paused:         boolValue(svc.Paused),
+		CPUMillis:      types.Int64Null(),
+		MemoryGbs:      types.Int64Null(),
+		VolumeType:     types.StringNull(),
+		Environment:    types.StringNull(),
+		HAReplicas:     types.Int64Null(),
+		SyncReplicas:   types.Int64Null(),
+		PoolerEnabled:  types.BoolValue(false),
+		Hostname:       types.StringNull(),
+		Port:           types.Int64Null(),
+		PoolerHostname: types.StringNull(),
+		PoolerPort:     types.Int64Null(),
+		VpcID:          types.StringNull(),
+		VpcHostname:    types.StringNull(),
+		VpcPort:        types.Int64Null(),
+		ForkedFrom:     types.ObjectNull(serviceForkedFromAttrTypes),
 	}
 	if svc.Status != nil {
 		f.Status = types.StringValue(string(*svc.Status))
 	}
+	f.Addons = serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString()))
 	if svc.Resources != nil && len(*svc.Resources) > 0 && (*svc.Resources)[0].Spec != nil {
 		spec := (*svc.Resources)[0].Spec
 		f.CPUMillis = int64FromFloat(spec.CPUMillis)
@@ -145,8 +157,8 @@ func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
 	m.VpcPort = f.VpcPort
 	m.ForkedFrom = f.ForkedFrom
 	m.VolumeType = f.VolumeType
-	if !f.InitialPassword.IsNull() {
-		m.InitialPassword = f.InitialPassword
+	if svc.InitialPassword != nil {
+		m.InitialPassword = stringValue(svc.InitialPassword)
 	}
 }
 
