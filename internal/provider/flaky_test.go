@@ -38,7 +38,7 @@ func TestAccFlakyAPI_stackSurvives(t *testing.T) {
 		return n
 	}
 	var serviceID string
-	tc := testCase(t,
+	tc := testCase(t, srv,
 		resource.TestStep{
 			Config: stackConfig(srv, "flaky-net", 1, 500, 2),
 			ConfigPlanChecks: emptyPlanAfterApply(
@@ -126,7 +126,7 @@ resource "dbcloud_service" "db" {
 `, cpu, mem, env, pooler, vpc)
 	}
 	var id string
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config: config(1000, 4, "DEV", false, false),
 			Check:  netTestCapture("dbcloud_service.db", "id", &id),
@@ -194,7 +194,7 @@ resource "dbcloud_read_replica_set" "r" {
 	}
 	const addr = "dbcloud_read_replica_set.r"
 	var id string
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config: config(1, 500, 2, "DEV", false),
 			Check:  netTestCapture(addr, "id", &id),

@@ -30,7 +30,7 @@ resource "dbcloud_service" "logged" {
 `
 	}
 	var initialPassword string
-	resource.Test(t, testCase(t,
+	resource.Test(t, testCase(t, srv,
 		resource.TestStep{
 			Config: config(pw1),
 			Check: func(s *terraform.State) error {

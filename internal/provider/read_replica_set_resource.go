@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -34,18 +33,16 @@ const (
 const replicaSetTypeName = "dbcloud_read_replica_set"
 
 var (
-	_ resource.Resource                = (*readReplicaSetResource)(nil)
-	_ resource.ResourceWithConfigure   = (*readReplicaSetResource)(nil)
 	_ resource.ResourceWithImportState = (*readReplicaSetResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*readReplicaSetResource)(nil)
 )
 
 // NewReadReplicaSetResource is the dbcloud_read_replica_set resource.
-func NewReadReplicaSetResource() resource.Resource { return &readReplicaSetResource{} }
-
-type readReplicaSetResource struct {
-	pd *providerData
+func NewReadReplicaSetResource() resource.Resource {
+	return &readReplicaSetResource{resourceBase{typeName: "_read_replica_set"}}
 }
+
+type readReplicaSetResource struct{ resourceBase }
 
 type readReplicaSetModel struct {
 	ID                      types.String   `tfsdk:"id"`
@@ -62,10 +59,6 @@ type readReplicaSetModel struct {
 	PoolerHostname          types.String   `tfsdk:"pooler_hostname"`
 	PoolerPort              types.Int64    `tfsdk:"pooler_port"`
 	Timeouts                timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *readReplicaSetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_read_replica_set"
 }
 
 func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -170,10 +163,6 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 	}
 }
 
-func (r *readReplicaSetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
 // switched, and an update always ends with the set active.
 func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -204,12 +193,10 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, replicaSetCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, replicaSetCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	const summary = "Could not create read replica set"
 
@@ -310,12 +297,10 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, replicaSetUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Update, replicaSetUpdateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	const summary = "Could not update read replica set"
 	serviceID, id, name := state.ServiceID.ValueString(), state.ID.ValueString(), state.Name.ValueString()
@@ -330,9 +315,11 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(body.MemoryGbs)
 		}
 		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
-		err := retryWhileBusy(ctx, r.pd, what, func(ctx context.Context) error {
-			return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, body)
-		}, replicaSetStuck(r.pd, serviceID, id), replicaSetShows(r.pd, serviceID, id, resized))
+		err := retryWhileBusy(ctx, r.pd, busyCall{What: what,
+			Call:    func(ctx context.Context) error { return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, body) },
+			Stuck:   replicaSetStuck(r.pd, serviceID, id),
+			Applied: replicaSetShows(r.pd, serviceID, id, resized),
+		})
 		if err != nil {
 			addError(&resp.Diagnostics, summary, err)
 			return
@@ -378,12 +365,10 @@ func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.Delete
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, replicaSetDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, replicaSetDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
 	c := r.pd.client
@@ -486,102 +471,7 @@ func replicaSetEnvironment(rs *api.ReadReplicaSet) string {
 	return deref(rs.Metadata.Environment)
 }
 
-// ---- API steps shared by create and update ----
-
-// errPollStopped ends a waiter at once; the real error is kept by a pollStopper. It keeps the waiter
-// from retrying an error that looks transient but must not be repeated (a create answered 500).
-var errPollStopped = errors.New("stopped waiting")
-
-// pollStopper carries the terminal error of a poll out of a waiter.
-type pollStopper struct{ err error }
-
-func (s *pollStopper) stop(err error) error {
-	s.err = err
-	return errPollStopped
-}
-
-// result is the error to report: the terminal error of a poll if there was one, else the waiter's.
-func (s *pollStopper) result(waitErr error) error {
-	if s.err != nil {
-		return s.err
-	}
-	return waitErr
-}
-
-// deleteAndWait deletes an object and waits until it is gone. get reads the object (a 404 means gone)
-// and says whether it is already being deleted; del asks for the deletion, and is asked again only
-// while the object is neither gone nor being deleted (DELETE is idempotent). A 404 on DELETE is
-// success, a 409 (busy) is waited out, transient errors are polled through, others end the wait.
-func deleteAndWait(ctx context.Context, pd *providerData, what string,
-	get func(context.Context) (status string, deleting bool, err error), del func(context.Context) error) error {
-	var stop pollStopper
-	_, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
-		status, deleting, err := get(ctx)
-		switch {
-		case api.IsNotFound(err):
-			return PollResult[struct{}]{Done: true}, nil
-		case err != nil:
-			return PollResult[struct{}]{}, err
-		case deleting:
-			return PollResult[struct{}]{Status: status}, nil
-		}
-		err = del(ctx)
-		switch {
-		case err == nil:
-			return PollResult[struct{}]{Status: "delete requested"}, nil
-		case api.IsNotFound(err):
-			return PollResult[struct{}]{Done: true}, nil
-		case api.IsConflict(err):
-			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
-		case IsTransient(err):
-			return PollResult[struct{}]{}, err
-		}
-		return PollResult[struct{}]{}, stop.stop(err)
-	})
-	return stop.result(err)
-}
-
-// conflictPollStatus is the waiter status shown for a 409 answer.
-func conflictPollStatus(err error) string {
-	var apiErr *api.APIError
-	if errors.As(err, &apiErr) && apiErr.Message != "" {
-		return "busy (HTTP 409: " + apiErr.Message + ")"
-	}
-	return "busy (HTTP 409)"
-}
-
-// retryWhileBusy calls call until it succeeds, waiting with the provider's backoff while the API
-// answers 409 (the parent service or the object is busy: a 409 provably changed nothing). After each
-// 409, stuck (when given) says whether the conflict can still clear: a non-nil error ends the wait.
-//
-// Every call made this way sets a target value, so a lost answer (5xx, no answer) is resolved by
-// looking: before sending the call again, applied (when given) says whether the lost call took effect.
-func retryWhileBusy(ctx context.Context, pd *providerData, what string, call func(context.Context) error, stuck func(context.Context) error, applied func(context.Context) bool) error {
-	var stop pollStopper
-	lost := false
-	_, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
-		if lost && applied != nil && applied(ctx) {
-			return PollResult[struct{}]{Done: true}, nil
-		}
-		err := call(ctx)
-		lost = api.IsAmbiguous(err)
-		switch {
-		case err == nil:
-			return PollResult[struct{}]{Done: true}, nil
-		case api.IsConflict(err):
-			if stuck != nil {
-				if serr := stuck(ctx); serr != nil {
-					return PollResult[struct{}]{}, stop.stop(fmt.Errorf("%w\n\nThe API answered: %w", serr, err))
-				}
-			}
-			return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
-		case IsTransient(err):
-			return PollResult[struct{}]{}, err
-		}
-		return PollResult[struct{}]{}, stop.stop(err)
-	})
-	return stop.result(err)
-}
+// ---- API steps of create and update ----
 
 // replicaSetStuck reports, after a 409, the states of a replica set and its service that will not
 // clear by waiting: the set in status error or gone, the service being deleted, paused or gone.
@@ -621,8 +511,11 @@ func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id st
 	poolerIs := func(rs *api.ReadReplicaSet) bool {
 		return (rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil) == enabled
 	}
-	return retryWhileBusy(ctx, pd, what, func(ctx context.Context) error { return call(ctx, serviceID, id) },
-		replicaSetStuck(pd, serviceID, id), replicaSetShows(pd, serviceID, id, poolerIs))
+	return retryWhileBusy(ctx, pd, busyCall{What: what,
+		Call:    func(ctx context.Context) error { return call(ctx, serviceID, id) },
+		Stuck:   replicaSetStuck(pd, serviceID, id),
+		Applied: replicaSetShows(pd, serviceID, id, poolerIs),
+	})
 }
 
 // replicaSetShows returns a check of whether the replica set's record satisfies ok.
@@ -636,9 +529,13 @@ func replicaSetShows(pd *providerData, serviceID, id string, ok func(*api.ReadRe
 func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, id, env string) error {
 	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
 	envIs := func(rs *api.ReadReplicaSet) bool { return rs.Metadata != nil && deref(rs.Metadata.Environment) == env }
-	return retryWhileBusy(ctx, pd, what, func(ctx context.Context) error {
-		return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
-	}, replicaSetStuck(pd, serviceID, id), replicaSetShows(pd, serviceID, id, envIs))
+	return retryWhileBusy(ctx, pd, busyCall{What: what,
+		Call: func(ctx context.Context) error {
+			return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
+		},
+		Stuck:   replicaSetStuck(pd, serviceID, id),
+		Applied: replicaSetShows(pd, serviceID, id, envIs),
+	})
 }
 
 // createReplicaSetWhenReady waits until the parent service is READY, then creates the set. A 409 (the
@@ -646,13 +543,12 @@ func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, 
 // broken connection) is resolved by looking for the new set, never by sending the create again.
 func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID string, body api.ReadReplicaSetCreate) (*api.ReadReplicaSet, error) {
 	c := pd.client
-	var stop pollStopper
 	what := fmt.Sprintf("service %s to be READY for creating read replica set %q", serviceID, body.Name)
 	created, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[*api.ReadReplicaSet], error) {
 		svc, err := c.GetService(ctx, serviceID)
 		switch {
 		case api.IsNotFound(err):
-			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"service %s does not exist: a read replica set needs an existing service (check service_id): %w", serviceID, err))
 		case err != nil:
 			return PollResult[*api.ReadReplicaSet]{}, err
@@ -660,10 +556,10 @@ func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID 
 		switch st := deref(svc.Status); st {
 		case api.READY:
 		case api.DELETING, api.DELETED:
-			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"service %s is %s: read replica set %q cannot be created on a service that is being deleted", serviceID, st, body.Name))
 		case api.PAUSED:
-			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"service %s is PAUSED: resume it before creating read replica set %q (the API only adds replica sets to READY services)", serviceID, body.Name))
 		default:
 			return PollResult[*api.ReadReplicaSet]{Status: "service " + string(st)}, nil
@@ -686,9 +582,9 @@ func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID 
 				return PollResult[*api.ReadReplicaSet]{Value: found, Done: true}, nil
 			}
 		}
-		return PollResult[*api.ReadReplicaSet]{}, stop.stop(err)
+		return PollResult[*api.ReadReplicaSet]{}, stopWaiting(err)
 	})
-	return created, stop.result(err)
+	return created, err
 }
 
 // existingReplicaSetIDs are the ids of the sets a service has before a create.
@@ -702,44 +598,25 @@ func existingReplicaSetIDs(ctx context.Context, c *api.Client, serviceID string,
 			return nil, err
 		}
 	}
-	ids := make(map[string]bool, len(sets))
-	for _, s := range sets {
-		ids[deref(s.ID)] = true
-	}
-	return ids, nil
+	return idSet(sets, func(s *api.ReadReplicaSet) *string { return s.ID }), nil
 }
 
 // findNewReplicaSet returns the one set named name that was not in before, or nil.
 func findNewReplicaSet(ctx context.Context, c *api.Client, serviceID, name string, before map[string]bool) *api.ReadReplicaSet {
-	sets, err := c.ListReplicaSets(ctx, serviceID)
-	if err != nil {
-		return nil
-	}
-	var found *api.ReadReplicaSet
-	for i := range sets {
-		if deref(sets[i].Name) == name && !before[deref(sets[i].ID)] {
-			if found != nil {
-				return nil
-			}
-			found = &sets[i]
-		}
-	}
-	return found
+	list := func(ctx context.Context) ([]api.ReadReplicaSet, error) { return c.ListReplicaSets(ctx, serviceID) }
+	return findOne(ctx, list, func(s *api.ReadReplicaSet) bool { return deref(s.Name) == name && !before[deref(s.ID)] })
 }
 
 // waitReplicaSet waits until the set is active (and done(set), when given). Status error is a terminal
 // failure. The last record seen is returned with the error when there is one.
 func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, purpose string, done func(*api.ReadReplicaSet) bool) (*api.ReadReplicaSet, error) {
-	var (
-		stop pollStopper
-		last *api.ReadReplicaSet
-	)
+	var last *api.ReadReplicaSet
 	what := fmt.Sprintf("read replica set %q (%s) of service %s %s", name, id, serviceID, purpose)
 	rs, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[*api.ReadReplicaSet], error) {
 		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
 		switch {
 		case api.IsNotFound(err):
-			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"read replica set %q (%s) disappeared from service %s while waiting for it %s: it was deleted outside Terraform, or the service was", name, id, serviceID, purpose))
 		case err != nil:
 			return PollResult[*api.ReadReplicaSet]{}, err
@@ -747,13 +624,13 @@ func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, 
 		last = rs
 		switch st := deref(rs.Status); {
 		case st == api.ReplicaSetStatusError:
-			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"read replica set %q (%s) of service %s is in status %q: the API could not provision it "+
 					"(nodes %d, cpu_millis %d, memory_gbs %d). Terraform keeps it as tainted: the next apply deletes and re-creates it; "+
 					"if it fails again, try another size or contact support with the set id",
 				name, id, serviceID, st, deref(rs.Nodes), int64FromFloat(rs.CPUMillis).ValueInt64(), int64FromFloat(rs.MemoryGbs).ValueInt64()))
 		case st == api.ReplicaSetStatusDeleting:
-			return PollResult[*api.ReadReplicaSet]{}, stop.stop(fmt.Errorf(
+			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"read replica set %q (%s) of service %s is being deleted (outside Terraform, or with its service) while waiting for it %s", name, id, serviceID, purpose))
 		case st == api.ReplicaSetStatusActive && (done == nil || done(rs)):
 			return PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
@@ -761,7 +638,7 @@ func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, 
 			return PollResult[*api.ReadReplicaSet]{Status: string(st)}, nil
 		}
 	})
-	if err = stop.result(err); err != nil {
+	if err != nil {
 		return last, err
 	}
 	return rs, nil

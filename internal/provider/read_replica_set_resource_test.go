@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -11,114 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
-// ---- helpers shared by the replica set, VPC and peering tests ----
-
-// netTestService creates a service directly through the API and waits until it is READY, so that the
-// replica set tests do not depend on dbcloud_service.
-func netTestService(t *testing.T, srv *emulator.Server, name string) string {
-	t.Helper()
-	svc, err := testClient(t, srv).CreateService(context.Background(), api.ServiceCreate{Name: name})
-	if err != nil {
-		t.Fatalf("creating service %q: %v", name, err)
-	}
-	id := deref(svc.ServiceID)
-	netTestWaitService(t, srv, id, api.READY)
-	return id
-}
-
-// netTestWaitService waits until the emulator shows the service in status want.
-func netTestWaitService(t *testing.T, srv *emulator.Server, id string, want api.ServiceStatus) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		svc, ok := srv.Service(testProjectID, id)
-		if ok && deref(svc.Status) == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("service %s did not become %s (found %v, status %s)", id, want, ok, deref(svc.Status))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// netTestAttr reads an attribute of a resource from the state (in a Check).
-func netTestAttr(s *terraform.State, addr, attr string) (string, error) {
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		return "", fmt.Errorf("%s is not in the state", addr)
-	}
-	v, ok := rs.Primary.Attributes[attr]
-	if !ok {
-		return "", fmt.Errorf("%s has no attribute %s", addr, attr)
-	}
-	return v, nil
-}
-
-// netTestCapture stores an attribute of a resource into *dst (in a Check).
-func netTestCapture(addr, attr string, dst *string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		v, err := netTestAttr(s, addr, attr)
-		*dst = v
-		return err
-	}
-}
-
-// netTestImportID builds a two-part import id from two attributes of a resource.
-func netTestImportID(addr, first, second string) resource.ImportStateIdFunc {
-	return func(s *terraform.State) (string, error) {
-		a, err := netTestAttr(s, addr, first)
-		if err != nil {
-			return "", err
-		}
-		b, err := netTestAttr(s, addr, second)
-		return a + "/" + b, err
-	}
-}
-
-// netTestCalls checks how many requests of an operation the emulator received.
-func netTestCalls(srv *emulator.Server, operationID string, want int) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		if got := srv.Calls(operationID); got != want {
-			return fmt.Errorf("%s was called %d times, want %d", operationID, got, want)
-		}
-		return nil
-	}
-}
-
-// words matches the phrases in order, whatever whitespace (Terraform wraps diagnostics) lies between
-// the words of a phrase, and anything between the phrases.
-func words(phrases ...string) *regexp.Regexp {
-	res := make([]string, 0, len(phrases))
-	for _, phrase := range phrases {
-		parts := strings.Fields(phrase)
-		for i, p := range parts {
-			parts[i] = regexp.QuoteMeta(p)
-		}
-		res = append(res, strings.Join(parts, `\s+`))
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(res, `.*`))
-}
-
-// emptyPlanAfterApply is the check every apply step makes: a second plan shows nothing to do.
-func emptyPlanAfterApply(pre ...plancheck.PlanCheck) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{
-		PreApply:             pre,
-		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-	}
-}
-
-// ---- dbcloud_read_replica_set ----
+// dbcloud_read_replica_set acceptance tests.
 
 const rsAddr = "dbcloud_read_replica_set.test"
 
@@ -155,7 +56,7 @@ func TestAccReadReplicaSet_lifecycle(t *testing.T) {
   connection_pooler_enabled = false
   environment               = "DEV"`
 
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		// Create with the defaults: one node, no pooler, DEV.
 		resource.TestStep{
 			Config:           rsConfig(srv, svcA, "reader", small),
@@ -388,7 +289,7 @@ resource "dbcloud_read_replica_set" "test" {
 	}
 	var id string
 
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			PreConfig: func() {
 				srv.UpdateService(testProjectID, svc, func(s *api.Service) { s.Status = ptr(api.CONFIGURING) })
@@ -444,7 +345,7 @@ func TestAccReadReplicaSet_errorStatus(t *testing.T) {
 	ts := httptest.NewServer(proxy)
 	t.Cleanup(ts.Close)
 
-	tc := testCase(t,
+	tc := testCase(t, srv,
 		resource.TestStep{
 			Config: proxyProviderBlock(ts.URL) + fmt.Sprintf(`
 resource "dbcloud_read_replica_set" "test" {
@@ -479,4 +380,24 @@ resource "dbcloud_read_replica_set" "test" {
 		return nil
 	}
 	resource.ParallelTest(t, tc)
+}
+
+// A replica set deleted behind Terraform's back leaves state on the next refresh, and the next plan
+// creates it again.
+func TestAccReadReplicaSet_disappears(t *testing.T) {
+	srv := newTestEmulator(t)
+	svc := netTestService(t, srv, "rs-disappears")
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: rsConfig(srv, svc, "reader", "  cpu_millis = 500\n  memory_gbs = 2"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				testAccCheckReadReplicaSetExists(srv, rsAddr),
+				testAccCheckReadReplicaSetDisappears(srv, rsAddr),
+			),
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionCreate)},
+			},
+		},
+	))
 }

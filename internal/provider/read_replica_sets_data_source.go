@@ -14,17 +14,14 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
-var (
-	_ datasource.DataSource              = (*readReplicaSetsDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*readReplicaSetsDataSource)(nil)
-)
+var _ datasource.DataSourceWithConfigure = (*readReplicaSetsDataSource)(nil)
 
 // NewReadReplicaSetsDataSource is the dbcloud_read_replica_sets data source.
-func NewReadReplicaSetsDataSource() datasource.DataSource { return &readReplicaSetsDataSource{} }
-
-type readReplicaSetsDataSource struct {
-	pd *providerData
+func NewReadReplicaSetsDataSource() datasource.DataSource {
+	return &readReplicaSetsDataSource{dataSourceBase{typeName: "_read_replica_sets"}}
 }
+
+type readReplicaSetsDataSource struct{ dataSourceBase }
 
 type readReplicaSetsDataModel struct {
 	ServiceID   types.String          `tfsdk:"service_id"`
@@ -44,10 +41,6 @@ type replicaSetDataModel struct {
 	Port                    types.Int64  `tfsdk:"port"`
 	PoolerHostname          types.String `tfsdk:"pooler_hostname"`
 	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
-}
-
-func (d *readReplicaSetsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_read_replica_sets"
 }
 
 func (d *readReplicaSetsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -81,10 +74,6 @@ func (d *readReplicaSetsDataSource) Schema(_ context.Context, _ datasource.Schem
 	}
 }
 
-func (d *readReplicaSetsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg readReplicaSetsDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -93,13 +82,8 @@ func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	serviceID := cfg.ServiceID.ValueString()
 	sets, err := d.pd.client.ListReplicaSets(ctx, serviceID)
-	if api.IsNotFound(err) {
-		resp.Diagnostics.AddAttributeError(path.Root("service_id"), "Service not found",
-			fmt.Sprintf("There is no service %s in this project, so it has no read replica sets to list: %v", serviceID, err))
-		return
-	}
-	if err != nil {
-		addError(&resp.Diagnostics, "Could not list read replica sets", err)
+	if readFailed(&resp.Diagnostics, err, path.Root("service_id"), "Service not found", "Could not list read replica sets",
+		fmt.Sprintf("There is no service %s in this project, so it has no read replica sets to list: %v", serviceID, err)) {
 		return
 	}
 	cfg.ReplicaSets = make([]replicaSetDataModel, 0, len(sets))

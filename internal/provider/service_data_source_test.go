@@ -35,7 +35,7 @@ func TestAccDataSourceService_byID(t *testing.T) {
 	same := func(attr string) statecheck.StateCheck {
 		return statecheck.CompareValuePairs(ds, tfjsonpath.New(attr), "dbcloud_service.alpha", tfjsonpath.New(attr), svcCompareSame{})
 	}
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config: providerBlock(srv) + svcDSResources,
 			Check:  svcCaptureID("dbcloud_service.alpha", &alphaID),
@@ -124,7 +124,7 @@ data "dbcloud_services" "none" {
   depends_on   = [dbcloud_service.alpha, dbcloud_service.beta]
 }
 `
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config: providerBlock(srv) + svcDSResources + dsCfg,
 			ConfigStateChecks: []statecheck.StateCheck{

@@ -1,35 +1,26 @@
 package provider
 
+// dbcloud_service: the resource type and its CRUD, top to bottom, then how the provider finds,
+// reads the status of, and waits for a service. Schema: service_schema.go; plan logic: service_plan.go;
+// update actions: service_update.go; record mapping: service_flatten.go.
+
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
 // Default timeouts of dbcloud_service.
@@ -45,19 +36,17 @@ const (
 const privateAddonsDerived = "addons_derived"
 
 var (
-	_ resource.Resource                   = (*serviceResource)(nil)
-	_ resource.ResourceWithConfigure      = (*serviceResource)(nil)
 	_ resource.ResourceWithImportState    = (*serviceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*serviceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*serviceResource)(nil)
 )
 
 // NewServiceResource is the dbcloud_service resource.
-func NewServiceResource() resource.Resource { return &serviceResource{} }
-
-type serviceResource struct {
-	pd *providerData
+func NewServiceResource() resource.Resource {
+	return &serviceResource{resourceBase{typeName: "_service"}}
 }
+
+type serviceResource struct{ resourceBase }
 
 type serviceResourceModel struct {
 	ID                      types.String   `tfsdk:"id"`
@@ -100,612 +89,8 @@ type serviceForkModel struct {
 	TargetTime      types.String `tfsdk:"target_time"`
 }
 
-func (r *serviceResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_service"
-}
-
-func (r *serviceResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	useState := stringplanmodifier.UseStateForUnknown()
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "A hosted PostgreSQL service: plain Postgres, or with the TimescaleDB (`time-series`) and/or " +
-			"vector (`ai`) addons.\n\n" +
-			"Create waits until the service is `READY` (typically 5-10 minutes on the real service), then applies what the " +
-			"create call cannot carry: HA replicas, the connection pooler, the VPC attachment and the password. If any of these " +
-			"steps fails, the service stays in state (tainted) and the next apply replaces it; nothing is left orphaned.\n\n" +
-			"CPU/memory, HA, pooler, environment, password and VPC changes are applied in place; `name`, `region_code`, " +
-			"`addons` and `fork` changes replace the service. Set `deletion_protection = true` to make Terraform refuse to " +
-			"destroy or replace it.\n\n" +
-			"Import with the service id: `terraform import dbcloud_service.example rp1pz7uyae`. The password, " +
-			"`initial_password` and `fork` cannot be read back; `addons` is derived from `service_type` (a service created " +
-			"with both addons reports `TIMESERIESDB`, so write `addons` as configured: the provider adopts it without replacing).",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Service id (e.g. `rp1pz7uyae`). Also the import ID.",
-				PlanModifiers:       []planmodifier.String{useState},
-			},
-			"project_id": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Project the service lives in (the provider's `project_id`).",
-				PlanModifiers:       []planmodifier.String{useState},
-			},
-			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Service name, 1 to 128 characters. Changing it **replaces** the service.",
-				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"addons": schema.SetAttribute{
-				ElementType: types.StringType,
-				Optional:    true,
-				Computed:    true,
-				MarkdownDescription: "Addons: `time-series` (TimescaleDB, service type `TIMESERIESDB`) and/or `ai` (vector, " +
-					"service type `VECTOR`). Default: empty set, plain PostgreSQL (`POSTGRES`). Changing it **replaces** the service " +
-					"(except right after an import, when a value consistent with `service_type` is adopted in place).",
-				Default: setdefault.StaticValue(types.SetValueMust(types.StringType, []attr.Value{})),
-				Validators: []validator.Set{
-					setvalidator.ValueStringsAre(stringvalidator.OneOf(serviceAddonValues...)),
-				},
-				PlanModifiers: []planmodifier.Set{
-					setplanmodifier.RequiresReplaceIf(addonsRequiresReplaceIf,
-						"Changing addons replaces the service, unless it was imported and the new value is consistent with its service_type.",
-						"Changing `addons` replaces the service, unless it was imported and the new value is consistent with its `service_type`."),
-				},
-			},
-			"region_code": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`. Default: the API picks one (shown after create). " +
-					"A fork inherits the region of its source. Changing it **replaces** the service.",
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers: []planmodifier.String{useState, stringplanmodifier.RequiresReplace()},
-			},
-			"cpu_millis": schema.Int64Attribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "CPU in thousandths of a core (`1000` = 1 vCPU); set together with `memory_gbs`. The API " +
-					"accepts fixed size pairs (e.g. 500/2, 1000/4, 2000/8, 4000/16, ...) and says which when it rejects one. " +
-					"Default: the API's default size (1000/4 on the public service; a fork inherits its source's). " +
-					"Changes are applied in place (resize); removing it from the configuration keeps the current size.",
-				Validators: []validator.Int64{
-					int64validator.AtLeast(1),
-					int64validator.AlsoRequires(path.MatchRoot("memory_gbs")),
-				},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"memory_gbs": schema.Int64Attribute{
-				Optional:            true,
-				Computed:            true,
-				MarkdownDescription: "Memory in GB; set together with `cpu_millis`. Changes are applied in place (resize).",
-				Validators: []validator.Int64{
-					int64validator.AtLeast(1),
-					int64validator.AlsoRequires(path.MatchRoot("cpu_millis")),
-				},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"environment": schema.StringAttribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Environment tag: `DEV` or `PROD`. Default: `DEV` (set by the API). Changes are applied in place; " +
-					"removing it from the configuration keeps the current value.",
-				Validators:    []validator.String{stringvalidator.OneOf(serviceEnvironments...)},
-				PlanModifiers: []planmodifier.String{useState},
-			},
-			"ha_replicas": schema.Int64Attribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Number of high-availability replicas (0 = none). Default: 0 (a fork also starts with 0). " +
-					"Changes are applied in place; removing it from the configuration keeps the current value.",
-				Validators:    []validator.Int64{int64validator.AtLeast(0)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"sync_replicas": schema.Int64Attribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "How many of the HA replicas are synchronous; at most `ha_replicas`. Default: 0. " +
-					"Changes are applied in place; removing it from the configuration keeps the current value (lowering " +
-					"`ha_replicas` below it lowers it too).",
-				Validators:    []validator.Int64{int64validator.AtLeast(0)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"connection_pooler_enabled": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "Whether the connection pooler is on (its endpoint is `pooler_hostname`:`pooler_port`). " +
-					"Default: `false`. Changes are applied in place.",
-				Default: booldefault.StaticBool(false),
-			},
-			"vpc_id": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Id of a VPC (in the service's region) to attach the service to; unset = not attached. " +
-					"Changes are applied in place: the service is detached from the old VPC before it is attached to the new one. " +
-					"A VPC attached outside Terraform shows as a change.",
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
-			"password": schema.StringAttribute{
-				Optional:  true,
-				Sensitive: true,
-				MarkdownDescription: "Password of the database's admin user, set after create and whenever it changes " +
-					"(in place). Stored in state (sensitive); prefer `password_wo`. Conflicts with `password_wo`. " +
-					"Removing it leaves the password as it is.",
-				Validators: []validator.String{
-					stringvalidator.LengthAtLeast(1),
-					stringvalidator.ConflictsWith(path.MatchRoot("password_wo")),
-				},
-			},
-			"password_wo": schema.StringAttribute{
-				Optional:  true,
-				Sensitive: true,
-				WriteOnly: true,
-				MarkdownDescription: "Write-only password (Terraform 1.11 or later): sent to the API but never stored in plan or " +
-					"state. It is set after create, and again whenever `password_wo_version` changes (in place). " +
-					"Conflicts with `password`.",
-				Validators: []validator.String{
-					stringvalidator.LengthAtLeast(1),
-					stringvalidator.ConflictsWith(path.MatchRoot("password")),
-				},
-			},
-			"password_wo_version": schema.Int64Attribute{
-				Optional: true,
-				MarkdownDescription: "Version of `password_wo`: change it (e.g. increment it) to apply a new `password_wo` " +
-					"(in place). Requires `password_wo`.",
-				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("password_wo"))},
-			},
-			"deletion_protection": schema.BoolAttribute{
-				Optional: true,
-				Computed: true,
-				MarkdownDescription: "When `true`, any plan that would destroy or replace the service fails. Set it to `false` " +
-					"and apply before destroying. Default: `false`. Terraform-only: not sent to the API.",
-				Default: booldefault.StaticBool(false),
-			},
-
-			"service_type": schema.StringAttribute{
-				Computed: true,
-				MarkdownDescription: "Service type reported by the API, e.g. `POSTGRES`, `TIMESERIESDB` (also spelled " +
-					"`TIMESCALEDB`), `VECTOR`; any other string is passed through.",
-				PlanModifiers: []planmodifier.String{useState},
-			},
-			"status": schema.StringAttribute{
-				Computed: true,
-				MarkdownDescription: "Status: `READY` after every successful apply; the API also reports `QUEUED`, " +
-					"`CONFIGURING`, `UPGRADING`, `UNSTABLE`, `PAUSED`, `DELETING`, ...",
-				PlanModifiers: []planmodifier.String{useState},
-			},
-			"created": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Creation time (RFC 3339, UTC).",
-				PlanModifiers:       []planmodifier.String{useState},
-			},
-			"paused": schema.BoolAttribute{
-				Computed:            true,
-				MarkdownDescription: "Whether the service is paused.",
-				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
-			},
-			"hostname": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Host name of the database endpoint.",
-				PlanModifiers:       []planmodifier.String{useState},
-			},
-			"port": schema.Int64Attribute{
-				Computed:            true,
-				MarkdownDescription: "Port of the database endpoint.",
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"pooler_hostname": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Host name of the connection pooler; null while the pooler is off.",
-				PlanModifiers:       []planmodifier.String{useState},
-			},
-			"pooler_port": schema.Int64Attribute{
-				Computed:            true,
-				MarkdownDescription: "Port of the connection pooler; null while the pooler is off.",
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"vpc_hostname": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Host name of the service inside its VPC; null when not attached.",
-				PlanModifiers:       []planmodifier.String{useState},
-			},
-			"vpc_port": schema.Int64Attribute{
-				Computed:            true,
-				MarkdownDescription: "Port of the service inside its VPC; null when not attached.",
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"initial_password": schema.StringAttribute{
-				Computed:  true,
-				Sensitive: true,
-				MarkdownDescription: "Password generated at create (only the create/fork answer carries it). Null after import " +
-					"or when the create answer was lost; no longer valid once `password`/`password_wo` is set.",
-				PlanModifiers: []planmodifier.String{useState},
-			},
-			"forked_from": schema.SingleNestedAttribute{
-				Computed:            true,
-				MarkdownDescription: "Source of a forked service; null when the service is not a fork.",
-				Attributes: map[string]schema.Attribute{
-					"project_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Project of the source service."},
-					"service_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the source service."},
-					"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the fork is a standby."},
-				},
-				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
-			},
-			"volume_type": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "Storage volume type, e.g. `gp3`.",
-				PlanModifiers:       []planmodifier.String{useState},
-			},
-		},
-		Blocks: map[string]schema.Block{
-			"fork": schema.SingleNestedBlock{
-				MarkdownDescription: "Create the service as a fork of another one instead of empty. Type, region and storage " +
-					"are inherited; `name`, `cpu_millis`/`memory_gbs` and `environment` apply to the fork. Any change to this " +
-					"block **replaces** the service.",
-				Attributes: map[string]schema.Attribute{
-					"source_service_id": schema.StringAttribute{
-						// Required within the block (checked in ValidateConfig): the framework would
-						// also demand a Required attribute when the whole block is absent.
-						Optional:            true,
-						MarkdownDescription: "Id of the service to fork; it must be `READY`. Required in the block.",
-						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
-					},
-					"strategy": schema.StringAttribute{
-						Optional: true,
-						MarkdownDescription: "`LAST_SNAPSHOT` (default: from the latest snapshot), `NOW` (the current state) or " +
-							"`PITR` (point in time: requires `target_time`).",
-						Validators: []validator.String{stringvalidator.OneOf(serviceForkStrategies...)},
-					},
-					"target_time": schema.StringAttribute{
-						Optional: true,
-						MarkdownDescription: "Point in time to fork from, RFC 3339 (e.g. `2025-01-31T12:00:00Z`). Required with " +
-							"`strategy = \"PITR\"` and only allowed with it.",
-						Validators: []validator.String{rfc3339StringValidator{}},
-					},
-				},
-				PlanModifiers: []planmodifier.Object{
-					objectplanmodifier.RequiresReplaceIf(forkRequiresReplaceIf,
-						"Changing fork replaces the service, unless the state has no fork block (after import) and the source matches forked_from.",
-						"Changing `fork` replaces the service, unless the state has no fork block (after import) and the source matches `forked_from`."),
-				},
-			},
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{
-				Create: true, Update: true, Delete: true,
-				CreateDescription: "How long create may take, including waiting for READY and the follow-up steps (a duration such as `45m`). Default `30m`.",
-				UpdateDescription: "How long an update may take, including waiting for READY after each change. Default `30m`.",
-				DeleteDescription: "How long delete may take, including waiting until the service is gone. Default `20m`.",
-			}),
-		},
-	}
-}
-
-// ---- replacement rules (shared by the plan modifiers and ModifyPlan) ----
-
-// addonsReplace decides whether an addons change replaces the service: always, unless the state's
-// addons were derived from service_type (import) and the new addons are consistent with it.
-func addonsReplace(ctx context.Context, planAddons types.Set, stateServiceType types.String, derived bool) bool {
-	if !derived || planAddons.IsUnknown() || stateServiceType.IsNull() || stateServiceType.IsUnknown() {
-		return true
-	}
-	addons, diags := setStrings(ctx, planAddons)
-	if diags.HasError() {
-		return true
-	}
-	return !addonsMatchServiceType(addons, stateServiceType.ValueString())
-}
-
-// forkReplace decides whether a fork block change replaces the service: always, unless the state has
-// no fork block (after import) and the configured source is the service's forked_from.
-func forkReplace(planFork, stateFork, stateForkedFrom types.Object) bool {
-	if !stateFork.IsNull() || planFork.IsNull() || planFork.IsUnknown() || stateForkedFrom.IsNull() || stateForkedFrom.IsUnknown() {
-		return true
-	}
-	src, ok := planFork.Attributes()["source_service_id"].(types.String)
-	from, ok2 := stateForkedFrom.Attributes()["service_id"].(types.String)
-	if !ok || !ok2 || src.IsUnknown() || src.IsNull() || from.IsNull() {
-		return true
-	}
-	return src.ValueString() != from.ValueString()
-}
-
-func addonsDerived(ctx context.Context, get func(context.Context, string) ([]byte, diag.Diagnostics)) bool {
-	b, diags := get(ctx, privateAddonsDerived)
-	return !diags.HasError() && len(b) > 0 && string(b) == "true"
-}
-
-func addonsRequiresReplaceIf(ctx context.Context, req planmodifier.SetRequest, resp *setplanmodifier.RequiresReplaceIfFuncResponse) {
-	derived := req.Private != nil && addonsDerived(ctx, req.Private.GetKey)
-	var st types.String
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("service_type"), &st)...)
-	resp.RequiresReplace = addonsReplace(ctx, req.PlanValue, st, derived)
-}
-
-func forkRequiresReplaceIf(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-	var ff types.Object
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("forked_from"), &ff)...)
-	resp.RequiresReplace = forkReplace(req.PlanValue, req.StateValue, ff)
-}
-
-// ---- validation ----
-
-func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg serviceResourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if known(cfg.SyncReplicas) && known(cfg.HAReplicas) && cfg.SyncReplicas.ValueInt64() > cfg.HAReplicas.ValueInt64() {
-		resp.Diagnostics.AddAttributeError(path.Root("sync_replicas"), "sync_replicas exceeds ha_replicas",
-			fmt.Sprintf("sync_replicas (%d) must not exceed ha_replicas (%d): synchronous replicas are a subset of the HA replicas.",
-				cfg.SyncReplicas.ValueInt64(), cfg.HAReplicas.ValueInt64()))
-	}
-	if cfg.Fork.IsNull() || cfg.Fork.IsUnknown() {
-		return
-	}
-	var fork serviceForkModel
-	resp.Diagnostics.Append(cfg.Fork.As(ctx, &fork, basetypes.ObjectAsOptions{})...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if fork.SourceServiceID.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("fork").AtName("source_service_id"), "Missing fork.source_service_id",
-			"The fork block needs source_service_id: the id of the service to fork.")
-	}
-	if fork.Strategy.IsUnknown() {
-		return
-	}
-	strategy := fork.Strategy.ValueString()
-	if fork.Strategy.IsNull() {
-		strategy = string(api.LASTSNAPSHOT)
-	}
-	tt := path.Root("fork").AtName("target_time")
-	switch {
-	case strategy == string(api.PITR) && fork.TargetTime.IsNull():
-		resp.Diagnostics.AddAttributeError(tt, "Missing fork.target_time",
-			"fork.target_time is required when fork.strategy is PITR: give the point in time to fork from as an RFC 3339 timestamp.")
-	case strategy != string(api.PITR) && !fork.TargetTime.IsNull():
-		resp.Diagnostics.AddAttributeError(tt, "fork.target_time needs strategy PITR",
-			fmt.Sprintf("fork.target_time is only used with fork.strategy = \"PITR\" (the strategy is %s): remove it or set the strategy to PITR.", strategy))
-	}
-}
-
-// known reports whether a value is neither null nor unknown.
-func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
-
-// ---- plan ----
-
-func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	// Create: fill in what is certain, so that the plan shows it.
-	if req.State.Raw.IsNull() {
-		if req.Plan.Raw.IsNull() {
-			return
-		}
-		var plan serviceResourceModel
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
-		if known(plan.ConnectionPoolerEnabled) && !plan.ConnectionPoolerEnabled.ValueBool() {
-			r.setPoolerEndpointsNull(ctx, resp)
-		}
-		if plan.VpcID.IsNull() {
-			r.setVPCEndpointsNull(ctx, resp)
-		}
-		if plan.Fork.IsNull() {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("forked_from"), types.ObjectNull(serviceForkedFromAttrTypes))...)
-		}
-		return
-	}
-
-	var state serviceResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	protected := state.DeletionProtection.ValueBool()
-
-	// Destroy.
-	if req.Plan.Raw.IsNull() {
-		if protected {
-			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Service is protected against deletion",
-				fmt.Sprintf("Service %s (%s) has deletion_protection = true, so Terraform will not destroy it. "+
-					"To destroy it, set deletion_protection = false and apply first.", state.ID.ValueString(), state.Name.ValueString()))
-		}
-		return
-	}
-
-	var plan serviceResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	// Replacement: the attribute plan modifiers decide it; resp.RequiresReplace does not show their
-	// decision here, so the same rules are applied again.
-	var replaced []string
-	if !plan.Name.Equal(state.Name) {
-		replaced = append(replaced, "name")
-	}
-	if !plan.RegionCode.Equal(state.RegionCode) {
-		replaced = append(replaced, "region_code")
-	}
-	if !plan.Addons.Equal(state.Addons) && addonsReplace(ctx, plan.Addons, state.ServiceType, addonsDerived(ctx, req.Private.GetKey)) {
-		replaced = append(replaced, "addons")
-	}
-	if !plan.Fork.Equal(state.Fork) && forkReplace(plan.Fork, state.Fork, state.ForkedFrom) {
-		replaced = append(replaced, "fork")
-	}
-	if len(replaced) > 0 {
-		if protected {
-			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Service is protected against replacement",
-				fmt.Sprintf("Changing %s replaces service %s (%s), which destroys it, but it has deletion_protection = true. "+
-					"To replace it, set deletion_protection = false and apply first; or undo the change.",
-					strings.Join(replaced, ", "), state.ID.ValueString(), state.Name.ValueString()))
-		}
-		return
-	}
-
-	// No change at all: nothing to adjust (a refresh-only difference must not become a diff).
-	if req.Plan.Raw.Equal(req.State.Raw) {
-		return
-	}
-
-	// Update: computed values keep their state value (UseStateForUnknown), except those the update moves.
-	if !plan.VpcID.Equal(state.VpcID) {
-		if plan.VpcID.IsNull() {
-			r.setVPCEndpointsNull(ctx, resp)
-		} else {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_hostname"), types.StringUnknown())...)
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_port"), types.Int64Unknown())...)
-		}
-	}
-	if !plan.ConnectionPoolerEnabled.Equal(state.ConnectionPoolerEnabled) {
-		if known(plan.ConnectionPoolerEnabled) && !plan.ConnectionPoolerEnabled.ValueBool() {
-			r.setPoolerEndpointsNull(ctx, resp)
-		} else {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringUnknown())...)
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Unknown())...)
-		}
-	}
-	// Lowering ha_replicas below the synchronous count lowers that too, unless it is configured.
-	var cfgSync types.Int64
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sync_replicas"), &cfgSync)...)
-	if cfgSync.IsNull() && !plan.HAReplicas.Equal(state.HAReplicas) &&
-		(plan.HAReplicas.IsUnknown() || (known(state.SyncReplicas) && plan.HAReplicas.ValueInt64() < state.SyncReplicas.ValueInt64())) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("sync_replicas"), types.Int64Unknown())...)
-	}
-	// An update that calls the API ends by waiting for READY.
-	if serviceUpdateCallsAPI(plan, state) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
-	}
-}
-
-func (r *serviceResource) setVPCEndpointsNull(ctx context.Context, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_hostname"), types.StringNull())...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_port"), types.Int64Null())...)
-}
-
-func (r *serviceResource) setPoolerEndpointsNull(ctx context.Context, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringNull())...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Null())...)
-}
-
-// changedKnown reports whether a planned value is known and differs from the state's.
-func changedKnown(plan, state attr.Value) bool { return known(plan) && !plan.Equal(state) }
-
-// serviceUpdateCallsAPI reports whether an update from state to plan makes an API call.
-func serviceUpdateCallsAPI(plan, state serviceResourceModel) bool {
-	return !plan.VpcID.Equal(state.VpcID) ||
-		changedKnown(plan.CPUMillis, state.CPUMillis) || changedKnown(plan.MemoryGbs, state.MemoryGbs) ||
-		changedKnown(plan.HAReplicas, state.HAReplicas) || changedKnown(plan.SyncReplicas, state.SyncReplicas) ||
-		changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled) ||
-		changedKnown(plan.Environment, state.Environment) ||
-		changedKnown(plan.Password, state.Password) ||
-		changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion)
-}
-
-// ---- state mapping ----
-
-// applyRecord writes a service record into the model. Inputs the record lacks keep their value;
-// computed values the record lacks become null. addons, password*, fork, deletion_protection and
-// timeouts are never taken from the API; initial_password only when the record carries it.
-func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
-	f := flattenService(svc)
-	keep := func(dst *types.String, v types.String) {
-		if !v.IsNull() {
-			*dst = v
-		}
-	}
-	keepInt := func(dst *types.Int64, v types.Int64) {
-		if !v.IsNull() {
-			*dst = v
-		}
-	}
-	keep(&m.ID, f.ID)
-	m.ProjectID = f.ProjectID
-	if m.ProjectID.IsNull() {
-		m.ProjectID = types.StringValue(projectID)
-	}
-	keep(&m.Name, f.Name)
-	keep(&m.RegionCode, f.RegionCode)
-	keepInt(&m.CPUMillis, f.CPUMillis)
-	keepInt(&m.MemoryGbs, f.MemoryGbs)
-	keep(&m.Environment, f.Environment)
-	keepInt(&m.HAReplicas, f.HAReplicas)
-	keepInt(&m.SyncReplicas, f.SyncReplicas)
-	m.ConnectionPoolerEnabled = f.PoolerEnabled
-	m.VpcID = f.VpcID
-	m.ServiceType = f.ServiceType
-	m.Status = f.Status
-	m.Created = f.Created
-	m.Paused = f.Paused
-	m.Hostname = f.Hostname
-	m.Port = f.Port
-	m.PoolerHostname = f.PoolerHostname
-	m.PoolerPort = f.PoolerPort
-	m.VpcHostname = f.VpcHostname
-	m.VpcPort = f.VpcPort
-	m.ForkedFrom = f.ForkedFrom
-	m.VolumeType = f.VolumeType
-	if !f.InitialPassword.IsNull() {
-		m.InitialPassword = f.InitialPassword
-	}
-}
-
-// forState makes the model storable: unknown values become null, write-only values are dropped.
-func (m *serviceResourceModel) forState() {
-	for _, p := range []*types.String{&m.ID, &m.ProjectID, &m.Name, &m.RegionCode, &m.Environment, &m.VpcID, &m.Password,
-		&m.ServiceType, &m.Status, &m.Created, &m.Hostname, &m.PoolerHostname, &m.VpcHostname, &m.InitialPassword, &m.VolumeType} {
-		if p.IsUnknown() {
-			*p = types.StringNull()
-		}
-	}
-	for _, p := range []*types.Int64{&m.CPUMillis, &m.MemoryGbs, &m.HAReplicas, &m.SyncReplicas, &m.PasswordWOVersion, &m.Port, &m.PoolerPort, &m.VpcPort} {
-		if p.IsUnknown() {
-			*p = types.Int64Null()
-		}
-	}
-	for _, p := range []*types.Bool{&m.ConnectionPoolerEnabled, &m.DeletionProtection, &m.Paused} {
-		if p.IsUnknown() {
-			*p = types.BoolNull()
-		}
-	}
-	if m.Addons.IsUnknown() {
-		m.Addons = types.SetNull(types.StringType)
-	}
-	if m.ForkedFrom.IsUnknown() {
-		m.ForkedFrom = types.ObjectNull(serviceForkedFromAttrTypes)
-	}
-	if m.Fork.IsUnknown() {
-		m.Fork = types.ObjectNull(serviceForkAttrTypes)
-	}
-	m.PasswordWO = types.StringNull()
-}
-
-// saveProgress records what exists after a failed create or update: the record as the API shows it
-// now (best effort), over the model of what was done so far. The caller has added the error.
-func (r *serviceResource) saveProgress(ctx context.Context, m serviceResourceModel, state interface {
-	Set(context.Context, any) diag.Diagnostics
-}, diags *diag.Diagnostics,
-) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if svc, err := r.pd.client.GetService(rctx, m.ID.ValueString()); err == nil {
-		m.applyRecord(svc, r.pd.client.ProjectID())
-	} else {
-		tflog.Debug(ctx, "dbcloud: could not read the service to record progress", map[string]any{"error": err.Error()})
-	}
-	m.forState()
-	diags.Append(state.Set(ctx, &m)...)
-}
-
-// ---- CRUD ----
-
 func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(r.pd, &resp.Diagnostics) {
 		return
 	}
 	var plan serviceResourceModel
@@ -715,12 +100,10 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, serviceCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, serviceCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pd := r.pd
 	name := plan.Name.ValueString()
@@ -734,40 +117,9 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		}
 	}
 
-	// 1. Create (or fork). A lost answer is resolved by looking, never by sending it again.
-	started := time.Now()
-	var (
-		svc  *api.Service
-		err  error
-		sent = true // whether err is the create/fork call's own
-	)
-	if fork != nil {
-		body, berr := forkBody(plan, fork)
-		if berr != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("fork").AtName("target_time"), "Invalid fork.target_time", berr.Error())
-			return
-		}
-		svc, sent, err = r.forkWhenReady(ctx, fork.SourceServiceID.ValueString(), body)
-	} else {
-		body, d := createBody(ctx, plan)
-		resp.Diagnostics.Append(d...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		svc, err = pd.client.CreateService(ctx, body)
-	}
-	adopted := false
-	if err != nil && sent && api.IsAmbiguous(err) {
-		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the service instead of creating it again", map[string]any{"name": name, "error": err.Error()})
-		svc, err = findCreatedService(ctx, pd, name, started, err)
-		adopted = err == nil
-	}
-	if err != nil {
-		summary := "Could not create service"
-		if fork != nil {
-			summary = "Could not fork service"
-		}
-		addError(&resp.Diagnostics, summary, err)
+	// 1. Create (or fork).
+	svc, adopted := r.createOrFork(ctx, plan, fork, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	if deref(svc.ServiceID) == "" {
@@ -818,31 +170,9 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 					"Set addons to match the source service.", id, deref(ready.ServiceType), addons))
 		}
 	}
-	if in, ok := haInput(plan, ready); ok {
-		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, in) }, haApplied(in)); err != nil {
-			fail("Service created but setting HA replicas failed", err)
-			return
-		}
-	}
-	poolerOn := ready.ConnectionPooler != nil && ready.ConnectionPooler.Endpoint != nil
-	if known(plan.ConnectionPoolerEnabled) && plan.ConnectionPoolerEnabled.ValueBool() != poolerOn {
-		if err := r.setPooler(ctx, id, plan.ConnectionPoolerEnabled.ValueBool()); err != nil {
-			fail("Service created but changing the connection pooler failed", err)
-			return
-		}
-	}
-	if known(plan.VpcID) {
-		vpcID := plan.VpcID.ValueString()
-		if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }, vpcAttached(vpcID)); err != nil {
-			fail("Service created but attaching it to the VPC failed", err)
-			return
-		}
-	}
-	if pw := firstKnown(plan.Password, passwordWO); pw != "" {
-		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }, nil); err != nil {
-			fail("Service created but setting the password failed", err)
-			return
-		}
+	if summary, err := r.afterCreate(ctx, id, plan, ready, passwordWO); err != nil {
+		fail(summary, err)
+		return
 	}
 
 	// 4. Final state from the READY record.
@@ -857,6 +187,74 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 	pd.analytics.track(ctx, serviceTypeResource, "create")
+}
+
+// createOrFork sends the create (or fork) call. A lost answer is resolved by looking
+// (findCreatedService), never by sending the call again: adopted says the service was found so.
+func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResourceModel, fork *serviceForkModel, diags *diag.Diagnostics) (_ *api.Service, adopted bool) {
+	pd := r.pd
+	name := plan.Name.ValueString()
+	started := time.Now()
+	var (
+		svc  *api.Service
+		err  error
+		sent = true // whether err is the create/fork call's own
+	)
+	if fork != nil {
+		body, berr := forkBody(plan, fork)
+		if berr != nil {
+			diags.AddAttributeError(path.Root("fork").AtName("target_time"), "Invalid fork.target_time", berr.Error())
+			return nil, false
+		}
+		svc, sent, err = r.forkWhenReady(ctx, fork.SourceServiceID.ValueString(), body)
+	} else {
+		body, d := createBody(ctx, plan)
+		diags.Append(d...)
+		if diags.HasError() {
+			return nil, false
+		}
+		svc, err = pd.client.CreateService(ctx, body)
+	}
+	if err != nil && sent && api.IsAmbiguous(err) {
+		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the service instead of creating it again", map[string]any{"name": name, "error": err.Error()})
+		svc, err = findCreatedService(ctx, pd, name, started, err)
+		adopted = err == nil
+	}
+	if err != nil {
+		summary := "Could not create service"
+		if fork != nil {
+			summary = "Could not fork service"
+		}
+		addError(diags, summary, err)
+		return nil, false
+	}
+	return svc, adopted
+}
+
+// afterCreate makes the calls the create call cannot: HA replicas, connection pooler, VPC, password
+// (the actions of an update, see service_update.go). It returns the diagnostic summary of the step that
+// failed.
+func (r *serviceResource) afterCreate(ctx context.Context, id string, plan serviceResourceModel, ready *api.Service, passwordWO types.String) (string, error) {
+	var actions []serviceAction
+	if in, ok := haInput(plan, ready); ok {
+		actions = append(actions, serviceAction{Kind: actionSetHA, HA: in})
+	}
+	poolerOn := ready.ConnectionPooler != nil && ready.ConnectionPooler.Endpoint != nil
+	if known(plan.ConnectionPoolerEnabled) && plan.ConnectionPoolerEnabled.ValueBool() != poolerOn {
+		actions = append(actions, serviceAction{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()})
+	}
+	if known(plan.VpcID) {
+		actions = append(actions, serviceAction{Kind: actionAttachVPC, VpcID: plan.VpcID.ValueString()})
+	}
+	if pw := firstKnown(plan.Password, passwordWO); pw != "" {
+		actions = append(actions, serviceAction{Kind: actionSetPassword, Password: pw})
+	}
+	for _, a := range actions {
+		if err := a.run(ctx, r, id); err != nil {
+			return serviceActionSummaries[a.Kind].create, err
+		}
+	}
+	return "", nil
 }
 
 // forkWhenReady forks the source once it is READY (the API refuses with 409 otherwise), and waits
@@ -953,16 +351,8 @@ func firstKnown(vals ...types.String) string {
 	return ""
 }
 
-func (r *serviceResource) setPooler(ctx context.Context, id string, on bool) error {
-	if on {
-		return changeService(ctx, r.pd, id, "enabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.EnablePooler(ctx, id) }, poolerIs(true))
-	}
-	return changeService(ctx, r.pd, id, "disabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.DisablePooler(ctx, id) }, poolerIs(false))
-}
-
 func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(r.pd, &resp.Diagnostics) {
 		return
 	}
 	var state serviceResourceModel
@@ -994,161 +384,8 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
-		return
-	}
-	var plan, state serviceResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	var passwordWO types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("password_wo"), &passwordWO)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, serviceUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	pd := r.pd
-	id := state.ID.ValueString()
-
-	// cur is what holds so far: the prior state, with each input updated once its change succeeded.
-	cur := state
-	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
-	fail := func(summary string, err error) {
-		addError(&resp.Diagnostics, summary, err)
-		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
-	}
-	called := false
-
-	// 1. VPC: detach from the old one before attaching to the new one.
-	if !plan.VpcID.Equal(state.VpcID) {
-		if known(state.VpcID) {
-			old := state.VpcID.ValueString()
-			called = true
-			if err := changeService(ctx, pd, id, "detaching from VPC "+old, true, func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, old) }, vpcDetached); err != nil {
-				fail("Could not detach the service from its VPC", err)
-				return
-			}
-			cur.VpcID = types.StringNull()
-		}
-		if known(plan.VpcID) {
-			vpcID := plan.VpcID.ValueString()
-			called = true
-			if err := changeService(ctx, pd, id, "attaching to VPC "+vpcID, true, func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, vpcID) }, vpcAttached(vpcID)); err != nil {
-				fail("Could not attach the service to the VPC", err)
-				return
-			}
-			cur.VpcID = plan.VpcID
-		}
-	}
-
-	// 2. Resize.
-	if known(plan.CPUMillis) && known(plan.MemoryGbs) && (!plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs)) {
-		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
-		called = true
-		if err := changeService(ctx, pd, id, "resizing", true, func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, cpu, mem) }, resized(cpu, mem)); err != nil {
-			fail("Could not resize the service", err)
-			return
-		}
-		cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
-	}
-
-	// 3. HA replicas.
-	var ha api.SetHAInput
-	if changedKnown(plan.HAReplicas, state.HAReplicas) {
-		ha.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
-	}
-	if changedKnown(plan.SyncReplicas, state.SyncReplicas) {
-		ha.SyncReplicaCount = ptr(int(plan.SyncReplicas.ValueInt64()))
-	}
-	if ha.ReplicaCount != nil || ha.SyncReplicaCount != nil {
-		called = true
-		if err := changeService(ctx, pd, id, "setting HA replicas", true, func(ctx context.Context) error { return pd.client.SetHA(ctx, id, ha) }, haApplied(ha)); err != nil {
-			fail("Could not change the HA replicas", err)
-			return
-		}
-	}
-
-	// 4. Connection pooler.
-	if changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled) {
-		called = true
-		if err := r.setPooler(ctx, id, plan.ConnectionPoolerEnabled.ValueBool()); err != nil {
-			fail("Could not change the connection pooler", err)
-			return
-		}
-	}
-
-	// 5. Environment.
-	if changedKnown(plan.Environment, state.Environment) {
-		env := api.Environment(plan.Environment.ValueString())
-		called = true
-		if err := changeService(ctx, pd, id, "setting the environment", false, func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, env) }, environmentIs(env)); err != nil {
-			fail("Could not change the environment", err)
-			return
-		}
-	}
-
-	// 6. Password: a new password, or a new password_wo_version.
-	pw := ""
-	switch {
-	case changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion):
-		if !known(passwordWO) || passwordWO.ValueString() == "" {
-			resp.Diagnostics.AddAttributeError(path.Root("password_wo"), "Missing password_wo",
-				"password_wo_version changed but password_wo is not set: set password_wo to the new password.")
-			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
-			return
-		}
-		pw = passwordWO.ValueString()
-	case changedKnown(plan.Password, state.Password):
-		pw = plan.Password.ValueString()
-	}
-	if pw != "" {
-		called = true
-		if err := changeService(ctx, pd, id, "setting the password", false, func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, pw) }, nil); err != nil {
-			fail("Could not change the password", err)
-			return
-		}
-	}
-
-	// 7. Final state. After API calls, wait for READY (the plan says READY); otherwise just read.
-	var (
-		svc *api.Service
-		err error
-	)
-	if called {
-		svc, err = waitServiceReady(ctx, pd, id, false)
-	} else {
-		svc, err = pd.client.GetService(ctx, id)
-	}
-	if err != nil {
-		fail("Could not read the service after the update", err)
-		return
-	}
-	out := plan
-	out.applyRecord(svc, pd.client.ProjectID())
-	if known(plan.Status) {
-		// The plan promised this status (READY after API calls, else the state's): the next refresh shows any later change.
-		out.Status = plan.Status
-	}
-	out.InitialPassword = state.InitialPassword
-	out.forState()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
-	if !plan.Addons.Equal(state.Addons) {
-		// The configured addons were adopted: they are no longer derived.
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)
-	}
-	pd.analytics.track(ctx, serviceTypeResource, "update")
-}
-
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(r.pd, &resp.Diagnostics) {
 		return
 	}
 	var state serviceResourceModel
@@ -1156,12 +393,10 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, serviceDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, serviceDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	pd := r.pd
 	id := state.ID.ValueString()
@@ -1197,4 +432,130 @@ func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportSt
 	}
 	// Everything else, timeouts included, starts null; Read fills in what the API knows.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// ---- find, status, wait ----
+
+// ambiguousCreateLookFor is how long the provider keeps looking for a service whose create answer
+// was lost (a variable for tests); ambiguousClockSkew widens the "created after the attempt started"
+// window.
+var ambiguousCreateLookFor = 10 * time.Second
+
+const ambiguousClockSkew = time.Minute
+
+// findCreatedService resolves an ambiguous create (5xx, or the connection broke after sending) by
+// looking, never by sending the create again: it lists the project's services a few times for one
+// named name created at or after started (minus clock skew). Exactly one: it is the one. None: nothing
+// was created. Several: the provider cannot tell which is its own.
+func findCreatedService(ctx context.Context, pd *providerData, name string, started time.Time, cause error) (*api.Service, error) {
+	// The create's own context may be done (a timeout is one way to get here); look anyway, briefly.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ambiguousCreateLookFor+30*time.Second)
+	defer cancel()
+	since := started.Add(-ambiguousClockSkew)
+	var lastErr error
+	w := Waiter[*api.Service]{
+		What:         fmt.Sprintf("a service named %q created since the lost answer", name),
+		Timeout:      ambiguousCreateLookFor,
+		Backoff:      pd.backoff,
+		MaxTransient: math.MaxInt,
+		Poll: func(ctx context.Context) (PollResult[*api.Service], error) {
+			found, err := findMatching(ctx, pd.client.ListServices, func(s *api.Service) bool {
+				return deref(s.Name) == name && deref(s.ServiceID) != "" && !serviceIsGone(s) && serviceStatus(s) != string(api.DELETING) &&
+					(s.Created == nil || !s.Created.Before(since))
+			})
+			lastErr = err
+			if err != nil {
+				return PollResult[*api.Service]{}, err
+			}
+			switch len(found) {
+			case 0:
+				return PollResult[*api.Service]{Status: "not found yet"}, nil
+			case 1:
+				return PollResult[*api.Service]{Value: &found[0], Done: true}, nil
+			}
+			ids := make([]string, 0, len(found))
+			for _, s := range found {
+				ids = append(ids, deref(s.ServiceID))
+			}
+			return PollResult[*api.Service]{}, fmt.Errorf("%w\n\nThe answer was lost, and %d services named %q created since then exist (%s): the provider cannot tell which one "+
+				"this apply created. Delete the extra ones or import the right one with `terraform import`, then apply again",
+				cause, len(found), name, strings.Join(ids, ", "))
+		},
+	}
+	svc, err := w.Wait(ctx)
+	var timeout *WaitTimeoutError
+	switch {
+	case err == nil:
+		return svc, nil
+	case !errors.As(err, &timeout) && lastErr == nil:
+		return nil, errors.Unwrap(err) // several candidates: the poll's own error
+	case lastErr != nil:
+		return nil, fmt.Errorf("%w\n\nThe answer was lost, and listing the services to find out whether %q was created failed too: %w. "+
+			"Check the project's services: if the service exists, import it with `terraform import`; otherwise apply again", cause, name, lastErr)
+	}
+	return nil, fmt.Errorf("%w\n\nThe answer was lost, but no service named %q appeared, so nothing was created: apply again", cause, name)
+}
+
+// serviceStatus is the record's status, "" when missing.
+func serviceStatus(svc *api.Service) string {
+	if svc == nil || svc.Status == nil {
+		return ""
+	}
+	return string(*svc.Status)
+}
+
+// serviceIsGone reports whether a record means the service no longer exists.
+func serviceIsGone(svc *api.Service) bool {
+	return serviceStatus(svc) == string(api.DELETED)
+}
+
+// maxServiceNotFoundWhileCreating is how many 404s in a row a wait after create tolerates (the new
+// service may not be visible to GET at once).
+const maxServiceNotFoundWhileCreating = 3
+
+// waitServiceReady polls until the service is READY and returns its record. creating tolerates a few
+// 404s right after create; DELETING/DELETED always fail the wait, and so do PAUSING/PAUSED (this API
+// version cannot resume a service). Every other status (QUEUED, CONFIGURING, UPGRADING, OPTIMIZING,
+// RESUMING, UNSTABLE, which usually recovers, and any status this provider does not know) is waited out.
+func waitServiceReady(ctx context.Context, pd *providerData, id string, creating bool) (*api.Service, error) {
+	notFound := 0
+	return waitFor(ctx, pd, fmt.Sprintf("service %s to become READY", id), func(ctx context.Context) (PollResult[*api.Service], error) {
+		svc, err := pd.client.GetService(ctx, id)
+		if err != nil {
+			if creating && api.IsNotFound(err) && notFound < maxServiceNotFoundWhileCreating {
+				notFound++
+				return PollResult[*api.Service]{Status: "NOT_FOUND"}, nil
+			}
+			return PollResult[*api.Service]{}, err
+		}
+		notFound = 0
+		st := serviceStatus(svc)
+		switch st {
+		case string(api.READY):
+			return PollResult[*api.Service]{Value: svc, Status: st, Done: true}, nil
+		case string(api.DELETED), string(api.DELETING):
+			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was deleted outside Terraform", id, st)
+		case string(api.PAUSED), string(api.PAUSING):
+			// This API version has no resume call: waiting would only run out the timeout.
+			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s, and the API has no call to resume it: "+
+				"resume it outside Terraform (for example in the console), then apply again", id, st)
+		}
+		return PollResult[*api.Service]{Value: svc, Status: st}, nil
+	})
+}
+
+// waitServiceGone polls until GET answers 404 or the status is DELETED.
+func waitServiceGone(ctx context.Context, pd *providerData, id string) error {
+	_, err := waitFor(ctx, pd, fmt.Sprintf("service %s to be deleted", id), func(ctx context.Context) (PollResult[struct{}], error) {
+		svc, err := pd.client.GetService(ctx, id)
+		if err != nil {
+			if api.IsNotFound(err) {
+				return PollResult[struct{}]{Status: "NOT_FOUND", Done: true}, nil
+			}
+			return PollResult[struct{}]{}, err
+		}
+		st := serviceStatus(svc)
+		return PollResult[struct{}]{Status: st, Done: st == string(api.DELETED)}, nil
+	})
+	return err
 }

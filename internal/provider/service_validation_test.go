@@ -96,7 +96,7 @@ resource "dbcloud_service" "test" {
   memory_gbs = 8`),
 		ExpectError: svcErrRe("HTTP 400 Bad Request [BAD_REQUEST]: unsupported size 3000/8 (cpu_millis/memory_gbs); accepted sizes:"),
 	})
-	resource.ParallelTest(t, testCase(t, steps...))
+	resource.ParallelTest(t, testCase(t, srv, steps...))
 	if n := len(srv.Services(testProjectID)); n != 0 {
 		t.Errorf("%d services exist after rejected creates, want 0", n)
 	}

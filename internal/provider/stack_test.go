@@ -60,7 +60,7 @@ func TestAccStack_vpcServiceReplicaPeering(t *testing.T) {
 	)
 	var vpcID, serviceID, replicaID, peeringID string
 
-	tc := testCase(t,
+	tc := testCase(t, srv,
 		resource.TestStep{
 			Config: stackConfig(srv, "stack-net", 1, 500, 2),
 			ConfigPlanChecks: emptyPlanAfterApply(

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
@@ -67,5 +68,29 @@ func (v cidrValidator) ValidateString(_ context.Context, req validator.StringReq
 	}
 	if problem := v.checkCIDR(req.ConfigValue.ValueString()); problem != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid CIDR block", problem)
+	}
+}
+
+var _ validator.String = rfc3339StringValidator{}
+
+// rfc3339StringValidator checks that a string is an RFC 3339 timestamp.
+type rfc3339StringValidator struct{}
+
+func (rfc3339StringValidator) Description(_ context.Context) string {
+	return "value must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z"
+}
+
+func (v rfc3339StringValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (rfc3339StringValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	s := req.ConfigValue.ValueString()
+	if _, err := time.Parse(time.RFC3339, s); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid RFC 3339 timestamp",
+			fmt.Sprintf("Attribute %s must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z, got %q: %v", req.Path, s, err))
 	}
 }

@@ -63,7 +63,7 @@ data "dbcloud_vpc_peerings" "a" {
   depends_on = [dbcloud_vpc_peering.a]
 }
 `
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config:           withData,
 			ConfigPlanChecks: emptyPlanAfterApply(),
@@ -158,7 +158,7 @@ data "dbcloud_read_replica_sets" "all" {
 }
 `, svc)
 	ds := "data.dbcloud_read_replica_sets.all"
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config:           cfg,
 			ConfigPlanChecks: emptyPlanAfterApply(),

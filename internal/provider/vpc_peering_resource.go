@@ -28,18 +28,14 @@ const (
 
 const peeringTypeName = "dbcloud_vpc_peering"
 
-var (
-	_ resource.Resource                = (*vpcPeeringResource)(nil)
-	_ resource.ResourceWithConfigure   = (*vpcPeeringResource)(nil)
-	_ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
-)
+var _ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
 
 // NewVPCPeeringResource is the dbcloud_vpc_peering resource.
-func NewVPCPeeringResource() resource.Resource { return &vpcPeeringResource{} }
-
-type vpcPeeringResource struct {
-	pd *providerData
+func NewVPCPeeringResource() resource.Resource {
+	return &vpcPeeringResource{resourceBase{typeName: "_vpc_peering"}}
 }
+
+type vpcPeeringResource struct{ resourceBase }
 
 type vpcPeeringModel struct {
 	ID             types.String   `tfsdk:"id"`
@@ -51,10 +47,6 @@ type vpcPeeringModel struct {
 	ProvisionedID  types.String   `tfsdk:"provisioned_id"`
 	ErrorMessage   types.String   `tfsdk:"error_message"`
 	Timeouts       timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *vpcPeeringResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_vpc_peering"
 }
 
 func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -127,22 +119,16 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 	}
 }
 
-func (r *vpcPeeringResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan vpcPeeringModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, peeringCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, peeringCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	const summary = "Could not create VPC peering"
 	c := r.pd.client
@@ -185,16 +171,13 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 
-	var (
-		stop pollStopper
-		last = p
-	)
+	last := p
 	what := fmt.Sprintf("peering %s of VPC %s to be provisioned (provisioned_id known)", id, vpcID)
 	_, err = waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
 		got, err := c.GetPeering(ctx, vpcID, id)
 		switch {
 		case api.IsNotFound(err):
-			return PollResult[struct{}]{}, stop.stop(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
+			return PollResult[struct{}]{}, stopWaiting(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
 		case err != nil:
 			return PollResult[struct{}]{}, err
 		}
@@ -202,7 +185,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		status := deref(got.Status)
 		switch {
 		case deref(got.ErrorMessage) != "" || strings.EqualFold(status, "failed"):
-			return PollResult[struct{}]{}, stop.stop(peeringFailed(vpcID, body, got))
+			return PollResult[struct{}]{}, stopWaiting(peeringFailed(vpcID, body, got))
 		case deref(got.ProvisionedID) != "" || strings.EqualFold(status, "active"):
 			return PollResult[struct{}]{Done: true}, nil
 		}
@@ -211,7 +194,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	state.applyRecord(last)
 	state.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	if err = stop.result(err); err != nil {
+	if err != nil {
 		addError(&resp.Diagnostics, summary, err)
 		return
 	}
@@ -255,12 +238,10 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, peeringDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, peeringDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := r.pd.client
 	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
@@ -336,25 +317,10 @@ func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
 
 // findNewPeering returns the one peering like body that was not in before, or nil.
 func findNewPeering(ctx context.Context, c *api.Client, vpcID string, body api.PeeringCreate, before []api.Peering) *api.Peering {
-	known := map[string]bool{}
-	for _, p := range before {
-		known[deref(p.ID)] = true
-	}
-	peerings, err := c.ListPeerings(ctx, vpcID)
-	if err != nil {
-		return nil
-	}
-	var found *api.Peering
-	for i := range peerings {
-		p := &peerings[i]
-		if known[deref(p.ID)] || deref(p.PeerVpcID) != body.PeerVpcID || deref(p.PeerAccountID) != body.PeerAccountID ||
-			deref(p.PeerRegionCode) != body.PeerRegionCode {
-			continue
-		}
-		if found != nil {
-			return nil
-		}
-		found = p
-	}
-	return found
+	known := idSet(before, func(p *api.Peering) *string { return p.ID })
+	list := func(ctx context.Context) ([]api.Peering, error) { return c.ListPeerings(ctx, vpcID) }
+	return findOne(ctx, list, func(p *api.Peering) bool {
+		return !known[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
+			deref(p.PeerRegionCode) == body.PeerRegionCode
+	})
 }

@@ -57,7 +57,7 @@ func TestAccVPCPeering_lifecycle(t *testing.T) {
 	srv := newTestEmulator(t)
 	var vpcID, id1, id2, id3 string
 
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		// Create: returns once provisioned_id is known; the peer has not necessarily accepted.
 		resource.TestStep{
 			Config:           peeringConfig(srv, "vpc-0a1b2c3d", ""),
@@ -147,7 +147,7 @@ func TestAccVPCPeering_lifecycle(t *testing.T) {
 // A peering the API reports as failed fails the apply with the API's error_message.
 func TestAccVPCPeering_failure(t *testing.T) {
 	srv := newTestEmulator(t)
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config:      peeringConfig(srv, emulator.FailingPeerVPCPrefix+"-0042", ""),
 			ExpectError: words(`Could not create VPC peering`, `failed with status "failed"`, `peer VPC not found in account 123456789012`),
@@ -164,6 +164,29 @@ func TestAccVPCPeering_failure(t *testing.T) {
 				resource.TestCheckResourceAttr(peeringAddr, "status", "failed"),
 				resource.TestMatchResourceAttr(peeringAddr, "error_message", regexp.MustCompile(`^peer VPC not found in account 123456789012`)),
 			),
+		},
+	))
+}
+
+// A peering deleted behind Terraform's back leaves state on the next refresh, and the next plan
+// creates it again (its VPC stays).
+func TestAccVPCPeering_disappears(t *testing.T) {
+	srv := newTestEmulator(t)
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: peeringConfig(srv, "vpc-0d15a99ea5", ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				testAccCheckVPCExists(srv, "dbcloud_vpc.test"),
+				testAccCheckVPCPeeringExists(srv, peeringAddr),
+				testAccCheckVPCPeeringDisappears(srv, peeringAddr),
+			),
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(peeringAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction("dbcloud_vpc.test", plancheck.ResourceActionNoop),
+				},
+			},
 		},
 	))
 }

@@ -30,18 +30,12 @@ const vpcUnexplainedConflicts = 5
 
 const vpcTypeName = "dbcloud_vpc"
 
-var (
-	_ resource.Resource                = (*vpcResource)(nil)
-	_ resource.ResourceWithConfigure   = (*vpcResource)(nil)
-	_ resource.ResourceWithImportState = (*vpcResource)(nil)
-)
+var _ resource.ResourceWithImportState = (*vpcResource)(nil)
 
 // NewVPCResource is the dbcloud_vpc resource.
-func NewVPCResource() resource.Resource { return &vpcResource{} }
+func NewVPCResource() resource.Resource { return &vpcResource{resourceBase{typeName: "_vpc"}} }
 
-type vpcResource struct {
-	pd *providerData
-}
+type vpcResource struct{ resourceBase }
 
 type vpcModel struct {
 	ID         types.String   `tfsdk:"id"`
@@ -49,10 +43,6 @@ type vpcModel struct {
 	CIDR       types.String   `tfsdk:"cidr"`
 	RegionCode types.String   `tfsdk:"region_code"`
 	Timeouts   timeouts.Value `tfsdk:"timeouts"`
-}
-
-func (r *vpcResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_vpc"
 }
 
 func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -97,10 +87,6 @@ func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			}),
 		},
 	}
-}
-
-func (r *vpcResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -185,20 +171,15 @@ func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, vpcDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, vpcDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := r.pd.client
 	id := state.ID.ValueString()
 
-	var (
-		stop        pollStopper
-		unexplained int
-	)
+	var unexplained int
 	what := fmt.Sprintf("VPC %s to be released by the services being deleted", id)
 	_, err := waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
 		err := c.DeleteVPC(ctx, id)
@@ -208,7 +189,7 @@ func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 		case IsTransient(err):
 			return PollResult[struct{}]{}, err
 		case !api.IsConflict(err):
-			return PollResult[struct{}]{}, stop.stop(err)
+			return PollResult[struct{}]{}, stopWaiting(err)
 		}
 		h, herr := vpcHoldersOf(ctx, c, id)
 		if herr != nil {
@@ -216,18 +197,18 @@ func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 		}
 		switch {
 		case h.firm():
-			return PollResult[struct{}]{}, stop.stop(h.explain(id, state.Name.ValueString(), err))
+			return PollResult[struct{}]{}, stopWaiting(h.explain(id, state.Name.ValueString(), err))
 		case len(h.leaving) > 0:
 			unexplained = 0
 			return PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
 		}
 		unexplained++
 		if unexplained >= vpcUnexplainedConflicts {
-			return PollResult[struct{}]{}, stop.stop(h.explain(id, state.Name.ValueString(), err))
+			return PollResult[struct{}]{}, stopWaiting(h.explain(id, state.Name.ValueString(), err))
 		}
 		return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
 	})
-	if err = stop.result(err); err != nil {
+	if err != nil {
 		addError(&resp.Diagnostics, "Could not delete VPC", err)
 		return
 	}
@@ -264,26 +245,10 @@ func (m *vpcModel) applyRecord(v *api.VPC) {
 
 // findNewVPC returns the one VPC like body that was not in before, or nil.
 func findNewVPC(ctx context.Context, c *api.Client, body api.VPCCreate, before []api.VPC) *api.VPC {
-	known := map[string]bool{}
-	for _, v := range before {
-		known[deref(v.ID)] = true
-	}
-	vpcs, err := c.ListVPCs(ctx)
-	if err != nil {
-		return nil
-	}
-	var found *api.VPC
-	for i := range vpcs {
-		v := &vpcs[i]
-		if known[deref(v.ID)] || deref(v.Name) != body.Name || deref(v.Cidr) != body.Cidr || deref(v.RegionCode) != body.RegionCode {
-			continue
-		}
-		if found != nil {
-			return nil
-		}
-		found = v
-	}
-	return found
+	known := idSet(before, func(v *api.VPC) *string { return v.ID })
+	return findOne(ctx, c.ListVPCs, func(v *api.VPC) bool {
+		return !known[deref(v.ID)] && deref(v.Name) == body.Name && deref(v.Cidr) == body.Cidr && deref(v.RegionCode) == body.RegionCode
+	})
 }
 
 // vpcHolders is what keeps a VPC from being deleted.

@@ -58,7 +58,7 @@ func TestAccVPC_lifecycle(t *testing.T) {
 	srv := newTestEmulator(t)
 	var id1, id2, id3, id4 string
 
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		// A CIDR that is not a network address, or too large, is rejected at plan time.
 		resource.TestStep{
 			Config:      vpcConfig(srv, "net", "10.0.0.1/16", "us-east-1"),
@@ -160,7 +160,7 @@ func TestAccVPC_deleteInUse(t *testing.T) {
 	svc := netTestService(t, srv, "vpc-user")
 	var vpcID, peeringID string
 
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config:           vpcConfig(srv, "busy-net", "10.2.0.0/16", "us-east-1"),
 			ConfigPlanChecks: emptyPlanAfterApply(),
@@ -210,7 +210,7 @@ func TestAccVPC_ambiguousCreatesAreAdopted(t *testing.T) {
 	for _, op := range []string{"createVPC", "createPeering", "createReplicaSet"} {
 		srv.InjectFault(op, emulator.FaultCommitThenFail, 1)
 	}
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config: providerBlock(srv) + fmt.Sprintf(`
 resource "dbcloud_vpc" "test" {
@@ -253,6 +253,25 @@ resource "dbcloud_read_replica_set" "test" {
 					return nil
 				},
 			),
+		},
+	))
+}
+
+// A VPC deleted behind Terraform's back leaves state on the next refresh, and the next plan creates
+// it again.
+func TestAccVPC_disappears(t *testing.T) {
+	srv := newTestEmulator(t)
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: vpcConfig(srv, "disappears", "10.9.0.0/16", "us-east-1"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				testAccCheckVPCExists(srv, vpcAddr),
+				testAccCheckVPCDisappears(srv, vpcAddr),
+			),
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vpcAddr, plancheck.ResourceActionCreate)},
+			},
 		},
 	))
 }

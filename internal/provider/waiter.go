@@ -81,7 +81,8 @@ type Waiter[T any] struct {
 	MaxTransient int
 	Clock        Clock
 	Rand         func() float64
-	// Poll looks once. An error is terminal unless it is transient (see IsTransient).
+	// Poll looks once. An error is terminal unless it is transient (see IsTransient); stopWaiting(err)
+	// ends the wait with err as it is.
 	Poll func(ctx context.Context) (PollResult[T], error)
 }
 
@@ -106,6 +107,16 @@ func (e *WaitTimeoutError) Error() string {
 }
 
 func (e *WaitTimeoutError) Unwrap() error { return e.Cause }
+
+// stopError ends a wait at once with its error, even one that looks transient.
+type stopError struct{ err error }
+
+func (e *stopError) Error() string { return e.err.Error() }
+
+// stopWaiting is what a Poll returns to end the wait with err itself (Wait returns err unwrapped). It
+// keeps the waiter from retrying an error that looks transient but must not be repeated (a create
+// answered 500) and from wrapping an error that already says everything.
+func stopWaiting(err error) error { return &stopError{err: err} }
 
 // IsTransient reports whether a poll error is worth polling again: rate limiting, server errors and
 // requests that got no answer.
@@ -151,7 +162,10 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 	}
 	for n := 0; ; n++ {
 		res, err := w.Poll(ctx)
+		var stop *stopError
 		switch {
+		case errors.As(err, &stop):
+			return zero, stop.err
 		case err == nil:
 			transient = 0
 			if res.Status != lastStatus || lastStatus == "" {

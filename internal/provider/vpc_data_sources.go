@@ -1,36 +1,33 @@
 package provider
 
+// The dbcloud_vpc and dbcloud_vpcs data sources.
+
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 var (
-	_ datasource.DataSource                     = (*vpcDataSource)(nil)
 	_ datasource.DataSourceWithConfigure        = (*vpcDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*vpcDataSource)(nil)
 )
 
 // NewVPCDataSource is the dbcloud_vpc data source.
-func NewVPCDataSource() datasource.DataSource { return &vpcDataSource{} }
-
-type vpcDataSource struct {
-	pd *providerData
+func NewVPCDataSource() datasource.DataSource {
+	return &vpcDataSource{dataSourceBase{typeName: "_vpc"}}
 }
 
-func (d *vpcDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_vpc"
-}
+type vpcDataSource struct{ dataSourceBase }
 
 func (d *vpcDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -67,10 +64,6 @@ func (d *vpcDataSource) ConfigValidators(_ context.Context) []datasource.ConfigV
 	}
 }
 
-func (d *vpcDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg vpcDataItem
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -82,13 +75,8 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if !cfg.ID.IsNull() {
 		id := cfg.ID.ValueString()
 		v, err := c.GetVPC(ctx, id)
-		if api.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("id"), "VPC not found",
-				fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err))
-			return
-		}
-		if err != nil {
-			addError(&resp.Diagnostics, "Could not read VPC", err)
+		if readFailed(&resp.Diagnostics, err, path.Root("id"), "VPC not found", "Could not read VPC",
+			fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err)) {
 			return
 		}
 		vpc = v
@@ -125,6 +113,61 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	out := vpcItem(vpc)
 	if out.ID.IsNull() {
 		out.ID = cfg.ID
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+}
+
+var _ datasource.DataSourceWithConfigure = (*vpcsDataSource)(nil)
+
+// NewVPCsDataSource is the dbcloud_vpcs data source.
+func NewVPCsDataSource() datasource.DataSource {
+	return &vpcsDataSource{dataSourceBase{typeName: "_vpcs"}}
+}
+
+type vpcsDataSource struct{ dataSourceBase }
+
+type vpcsDataModel struct {
+	VPCs []vpcDataItem `tfsdk:"vpcs"`
+}
+
+type vpcDataItem struct {
+	ID         types.String `tfsdk:"id"`
+	Name       types.String `tfsdk:"name"`
+	CIDR       types.String `tfsdk:"cidr"`
+	RegionCode types.String `tfsdk:"region_code"`
+}
+
+func vpcItem(v *api.VPC) vpcDataItem {
+	return vpcDataItem{ID: stringValue(v.ID), Name: stringValue(v.Name), CIDR: stringValue(v.Cidr), RegionCode: stringValue(v.RegionCode)}
+}
+
+func (d *vpcsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "All VPCs of the project, oldest first.",
+		Attributes: map[string]schema.Attribute{
+			"vpcs": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The project's VPCs (empty when there are none).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":          schema.StringAttribute{Computed: true, MarkdownDescription: "VPC id."},
+					"name":        schema.StringAttribute{Computed: true, MarkdownDescription: "VPC name."},
+					"cidr":        schema.StringAttribute{Computed: true, MarkdownDescription: "IPv4 address range in CIDR notation, e.g. `10.0.0.0/16`."},
+					"region_code": schema.StringAttribute{Computed: true, MarkdownDescription: "Cloud region, e.g. `us-east-1`."},
+				}},
+			},
+		},
+	}
+}
+
+func (d *vpcsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
+	vpcs, err := d.pd.client.ListVPCs(ctx)
+	if err != nil {
+		addError(&resp.Diagnostics, "Could not list VPCs", err)
+		return
+	}
+	out := vpcsDataModel{VPCs: make([]vpcDataItem, 0, len(vpcs))}
+	for i := range vpcs {
+		out.VPCs = append(out.VPCs, vpcItem(&vpcs[i]))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }

@@ -1,30 +1,28 @@
 package provider
 
+// The dbcloud_vpc_peering and dbcloud_vpc_peerings data sources.
+
 import (
 	"context"
 	"fmt"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
-var (
-	_ datasource.DataSource              = (*vpcPeeringDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*vpcPeeringDataSource)(nil)
-)
+var _ datasource.DataSourceWithConfigure = (*vpcPeeringDataSource)(nil)
 
 // NewVPCPeeringDataSource is the dbcloud_vpc_peering data source.
-func NewVPCPeeringDataSource() datasource.DataSource { return &vpcPeeringDataSource{} }
-
-type vpcPeeringDataSource struct {
-	pd *providerData
+func NewVPCPeeringDataSource() datasource.DataSource {
+	return &vpcPeeringDataSource{dataSourceBase{typeName: "_vpc_peering"}}
 }
+
+type vpcPeeringDataSource struct{ dataSourceBase }
 
 type peeringDataModel struct {
 	ID             types.String `tfsdk:"id"`
@@ -62,10 +60,6 @@ func peeringComputedAttributes() map[string]schema.Attribute {
 	}
 }
 
-func (d *vpcPeeringDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_vpc_peering"
-}
-
 func (d *vpcPeeringDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	attrs := peeringComputedAttributes()
 	attrs["vpc_id"] = schema.StringAttribute{
@@ -84,10 +78,6 @@ func (d *vpcPeeringDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	}
 }
 
-func (d *vpcPeeringDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
 func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg peeringDataModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
@@ -96,13 +86,8 @@ func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	}
 	vpcID, id := cfg.VPCID.ValueString(), cfg.ID.ValueString()
 	p, err := d.pd.client.GetPeering(ctx, vpcID, id)
-	if api.IsNotFound(err) {
-		resp.Diagnostics.AddAttributeError(path.Root("id"), "VPC peering not found",
-			fmt.Sprintf("There is no peering %s of VPC %s in this project (or no such VPC): %v", id, vpcID, err))
-		return
-	}
-	if err != nil {
-		addError(&resp.Diagnostics, "Could not read VPC peering", err)
+	if readFailed(&resp.Diagnostics, err, path.Root("id"), "VPC peering not found", "Could not read VPC peering",
+		fmt.Sprintf("There is no peering %s of VPC %s in this project (or no such VPC): %v", id, vpcID, err)) {
 		return
 	}
 	out := peeringData(vpcID, p)
@@ -110,4 +95,58 @@ func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		out.ID = cfg.ID
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+}
+
+var _ datasource.DataSourceWithConfigure = (*vpcPeeringsDataSource)(nil)
+
+// NewVPCPeeringsDataSource is the dbcloud_vpc_peerings data source.
+func NewVPCPeeringsDataSource() datasource.DataSource {
+	return &vpcPeeringsDataSource{dataSourceBase{typeName: "_vpc_peerings"}}
+}
+
+type vpcPeeringsDataSource struct{ dataSourceBase }
+
+type vpcPeeringsDataModel struct {
+	VPCID    types.String       `tfsdk:"vpc_id"`
+	Peerings []peeringDataModel `tfsdk:"peerings"`
+}
+
+func (d *vpcPeeringsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	item := peeringComputedAttributes()
+	item["id"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the peering."}
+	item["vpc_id"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the VPC the peering belongs to."}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The peerings of a VPC, oldest first. A VPC that does not exist is an error.",
+		Attributes: map[string]schema.Attribute{
+			"vpc_id": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Id of the VPC whose peerings to list.",
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"peerings": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The VPC's peerings (empty when it has none).",
+				NestedObject:        schema.NestedAttributeObject{Attributes: item},
+			},
+		},
+	}
+}
+
+func (d *vpcPeeringsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var cfg vpcPeeringsDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	vpcID := cfg.VPCID.ValueString()
+	peerings, err := d.pd.client.ListPeerings(ctx, vpcID)
+	if readFailed(&resp.Diagnostics, err, path.Root("vpc_id"), "VPC not found", "Could not list VPC peerings",
+		fmt.Sprintf("There is no VPC %s in this project, so it has no peerings to list: %v", vpcID, err)) {
+		return
+	}
+	cfg.Peerings = make([]peeringDataModel, 0, len(peerings))
+	for i := range peerings {
+		cfg.Peerings = append(cfg.Peerings, peeringData(vpcID, &peerings[i]))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -1,44 +1,35 @@
 package provider
 
+// The dbcloud_service and dbcloud_services data sources: one service record model (serviceFields, see
+// service_flatten.go) shared with the resource.
+
 import (
 	"context"
 	"fmt"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
-var (
-	_ datasource.DataSource              = (*serviceDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*serviceDataSource)(nil)
-)
+var _ datasource.DataSourceWithConfigure = (*serviceDataSource)(nil)
 
 // NewServiceDataSource is the dbcloud_service data source.
-func NewServiceDataSource() datasource.DataSource { return &serviceDataSource{} }
-
-type serviceDataSource struct {
-	pd *providerData
+func NewServiceDataSource() datasource.DataSource {
+	return &serviceDataSource{dataSourceBase{typeName: "_service"}}
 }
 
-// serviceDataSourceModel is a service with its read replica sets; serviceSummaryModel holds the fields
-// shared with the elements of dbcloud_services.
+type serviceDataSource struct{ dataSourceBase }
+
+// serviceDataSourceModel is a service with its read replica sets; serviceFields (service_flatten.go)
+// holds the fields shared with the resource and the elements of dbcloud_services.
 type serviceDataSourceModel struct {
-	serviceSummaryModel
+	serviceFields
 	ReadReplicaSets types.List `tfsdk:"read_replica_sets"`
-}
-
-func (d *serviceDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_service"
-}
-
-func (d *serviceDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // serviceComputedAttributes are the data source attributes describing one service (all computed).
@@ -120,8 +111,7 @@ func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 }
 
 func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if d.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	if notConfigured(d.pd, &resp.Diagnostics) {
 		return
 	}
 	var cfg serviceDataSourceModel
@@ -159,32 +149,107 @@ func serviceDataSourceModelFrom(svc *api.Service, projectID string) serviceDataS
 		f.ProjectID = types.StringValue(projectID)
 	}
 	return serviceDataSourceModel{
-		serviceSummaryModel: serviceSummaryModel{
-			ID:                      f.ID,
-			ProjectID:               f.ProjectID,
-			Name:                    f.Name,
-			Addons:                  serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString())),
-			RegionCode:              f.RegionCode,
-			ServiceType:             f.ServiceType,
-			Status:                  f.Status,
-			Created:                 f.Created,
-			Paused:                  f.Paused,
-			CPUMillis:               f.CPUMillis,
-			MemoryGbs:               f.MemoryGbs,
-			VolumeType:              f.VolumeType,
-			Environment:             f.Environment,
-			HAReplicas:              f.HAReplicas,
-			SyncReplicas:            f.SyncReplicas,
-			ConnectionPoolerEnabled: f.PoolerEnabled,
-			Hostname:                f.Hostname,
-			Port:                    f.Port,
-			PoolerHostname:          f.PoolerHostname,
-			PoolerPort:              f.PoolerPort,
-			VpcID:                   f.VpcID,
-			VpcHostname:             f.VpcHostname,
-			VpcPort:                 f.VpcPort,
-			ForkedFrom:              f.ForkedFrom,
-		},
+		serviceFields:   f,
 		ReadReplicaSets: replicaSetObjects(svc.ReadReplicaSets),
 	}
+}
+
+var _ datasource.DataSourceWithConfigure = (*servicesDataSource)(nil)
+
+// NewServicesDataSource is the dbcloud_services data source.
+func NewServicesDataSource() datasource.DataSource {
+	return &servicesDataSource{dataSourceBase{typeName: "_services"}}
+}
+
+type servicesDataSource struct{ dataSourceBase }
+
+type servicesDataSourceModel struct {
+	Name        types.String `tfsdk:"name"`
+	ServiceType types.String `tfsdk:"service_type"`
+	Status      types.String `tfsdk:"status"`
+	IDs         types.List   `tfsdk:"ids"`
+	Services    types.List   `tfsdk:"services"`
+}
+
+// servicesNestedObject is the schema of one element of `services`.
+func servicesNestedObject() schema.NestedAttributeObject {
+	attrs := serviceComputedAttributes()
+	attrs["id"] = schema.StringAttribute{Computed: true, MarkdownDescription: "Service id."}
+	return schema.NestedAttributeObject{Attributes: attrs}
+}
+
+func (d *servicesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Lists the services of the provider's project, oldest first, optionally filtered. " +
+			"Filters match exactly (case-sensitive); unset filters match everything. Deleted services are left out.",
+		Attributes: map[string]schema.Attribute{
+			"name": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Only services with exactly this name.",
+			},
+			"service_type": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Only services of exactly this type, e.g. `POSTGRES`, `TIMESERIESDB`, `VECTOR` " +
+					"(`TIMESERIESDB` and `TIMESCALEDB` are different strings here).",
+			},
+			"status": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Only services with exactly this status, e.g. `READY`.",
+			},
+			"ids": schema.ListAttribute{
+				Computed:            true,
+				ElementType:         types.StringType,
+				MarkdownDescription: "Ids of the matching services, in the order of `services`.",
+			},
+			"services": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "The matching services (see the `dbcloud_service` data source for the fields; replica sets are not included).",
+				NestedObject:        servicesNestedObject(),
+			},
+		},
+	}
+}
+
+func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if notConfigured(d.pd, &resp.Diagnostics) {
+		return
+	}
+	var cfg servicesDataSourceModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	list, err := d.pd.client.ListServices(ctx)
+	if err != nil {
+		addError(&resp.Diagnostics, "Could not list services", err)
+		return
+	}
+	match := func(filter types.String, v *string) bool {
+		return filter.IsNull() || (v != nil && *v == filter.ValueString())
+	}
+	ids := []string{}
+	services := []serviceFields{}
+	for i := range list {
+		s := &list[i]
+		if serviceIsGone(s) || !match(cfg.Name, s.Name) || !match(cfg.ServiceType, s.ServiceType) {
+			continue
+		}
+		status := serviceStatus(s)
+		if !cfg.Status.IsNull() && status != cfg.Status.ValueString() {
+			continue
+		}
+		m := serviceDataSourceModelFrom(s, d.pd.client.ProjectID())
+		ids = append(ids, m.ID.ValueString())
+		services = append(services, m.serviceFields)
+	}
+	out := cfg
+	idList, diags := types.ListValueFrom(ctx, types.StringType, ids)
+	resp.Diagnostics.Append(diags...)
+	serviceList, diags := types.ListValueFrom(ctx, servicesNestedObject().Type(), services)
+	resp.Diagnostics.Append(diags...)
+	out.IDs, out.Services = idList, serviceList
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }

@@ -1,0 +1,437 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// Shared helpers of the acceptance tests: the emulator and provider set-up, the Exists / Destroyed /
+// Disappears checks of every resource, and small checks used by several test files.
+
+// Credentials of the in-process emulator used by the acceptance tests.
+const (
+	testAccessKey = "test-access-key"
+	testSecretKey = "test-secret-key-do-not-log"
+	testProjectID = "tp1project0"
+)
+
+// testBackoff makes waits fast against the emulator's FastTiming.
+var testBackoff = Backoff{First: 10 * time.Millisecond, Factor: 1.5, Max: 100 * time.Millisecond, Jitter: 0.1}
+
+// testRetry keeps the client's retries fast in tests.
+var testRetry = &api.RetryPolicy{MaxRetries: 4, WaitMin: 10 * time.Millisecond, WaitMax: 100 * time.Millisecond, MaxRetryAfter: 2 * time.Second}
+
+// testProviderFactories serve the provider in-process to the real terraform binary.
+func testProviderFactories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		"dbcloud": providerserver.NewProtocol6WithError(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})()),
+	}
+}
+
+// newTestEmulator starts an emulator with fast transitions for one test; mods can change its options.
+func newTestEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulator.Server {
+	t.Helper()
+	opts := emulator.Options{
+		AccessKey: testAccessKey,
+		SecretKey: testSecretKey,
+		Projects:  []string{testProjectID},
+		Timing:    emulator.FastTiming(),
+	}
+	for _, m := range mods {
+		m(&opts)
+	}
+	srv := emulator.NewServer(opts)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// providerBlock is the provider configuration that points at srv.
+func providerBlock(srv *emulator.Server) string {
+	return fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  access_key = %q
+  secret_key = %q
+  project_id = %q
+}
+`, srv.URL, testAccessKey, testSecretKey, testProjectID)
+}
+
+// testAccPreCheck fails fast when the acceptance environment is incomplete.
+func testAccPreCheck(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Fatal("acceptance tests need TF_ACC=1 (make test sets it)")
+	}
+}
+
+// testCase fills the common parts of an acceptance test case, CheckDestroy included: after the test,
+// no object of the state exists in srv any more.
+func testCase(t *testing.T, srv *emulator.Server, steps ...resource.TestStep) resource.TestCase {
+	t.Helper()
+	return resource.TestCase{
+		PreCheck:                 func() { testAccPreCheck(t) },
+		ProtoV6ProviderFactories: testProviderFactories(),
+		CheckDestroy:             testAccCheckDestroyed(srv),
+		Steps:                    steps,
+	}
+}
+
+// testClient is an API client for checks that look at the emulator through the API.
+func testClient(t *testing.T, srv *emulator.Server) *api.Client {
+	t.Helper()
+	c, err := api.New(api.Config{BaseURL: srv.URL, AccessKey: testAccessKey, SecretKey: testSecretKey, ProjectID: testProjectID, Retry: testRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ---- Exists / Destroyed / Disappears checks ----
+
+// testAccKind says how the checks find and remove the objects of one resource type in the emulator,
+// from the object's state attributes.
+type testAccKind struct {
+	typ    string
+	exists func(srv *emulator.Server, a map[string]string) bool
+	remove func(srv *emulator.Server, a map[string]string) bool
+}
+
+var (
+	testAccService = testAccKind{"dbcloud_service",
+		func(srv *emulator.Server, a map[string]string) bool {
+			svc, ok := srv.Service(testProjectID, a["id"])
+			return ok && !serviceIsGone(&svc)
+		},
+		func(srv *emulator.Server, a map[string]string) bool { return srv.RemoveService(testProjectID, a["id"]) }}
+	testAccReadReplicaSet = testAccKind{"dbcloud_read_replica_set",
+		func(srv *emulator.Server, a map[string]string) bool {
+			_, ok := srv.ReplicaSet(testProjectID, a["service_id"], a["id"])
+			return ok
+		},
+		func(srv *emulator.Server, a map[string]string) bool {
+			return srv.RemoveReplicaSet(testProjectID, a["service_id"], a["id"])
+		}}
+	testAccVPC = testAccKind{"dbcloud_vpc",
+		func(srv *emulator.Server, a map[string]string) bool {
+			_, ok := srv.VPC(testProjectID, a["id"])
+			return ok
+		},
+		func(srv *emulator.Server, a map[string]string) bool { return srv.RemoveVPC(testProjectID, a["id"]) }}
+	testAccVPCPeering = testAccKind{"dbcloud_vpc_peering",
+		func(srv *emulator.Server, a map[string]string) bool {
+			_, ok := srv.Peering(testProjectID, a["vpc_id"], a["id"])
+			return ok
+		},
+		func(srv *emulator.Server, a map[string]string) bool {
+			return srv.RemovePeering(testProjectID, a["vpc_id"], a["id"])
+		}}
+)
+
+// exists checks that the object addr names exists in the emulator.
+func (k testAccKind) checkExists(srv *emulator.Server, addr string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		a, err := testAccAttrs(s, addr)
+		if err != nil {
+			return err
+		}
+		if !k.exists(srv, a) {
+			return fmt.Errorf("%s: %s %s does not exist in the emulator", addr, k.typ, a["id"])
+		}
+		return nil
+	}
+}
+
+// destroyed checks that no object of this type in the state exists any more.
+func (k testAccKind) checkDestroyed(srv *emulator.Server) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if s == nil || s.RootModule() == nil {
+			return nil
+		}
+		for addr, rs := range s.RootModule().Resources {
+			if rs.Type == k.typ && !strings.HasPrefix(addr, "data.") && rs.Primary != nil && k.exists(srv, rs.Primary.Attributes) {
+				return fmt.Errorf("%s: %s %s still exists", addr, k.typ, rs.Primary.ID)
+			}
+		}
+		return nil
+	}
+}
+
+// disappears deletes the object addr names behind Terraform's back.
+func (k testAccKind) checkDisappears(srv *emulator.Server, addr string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		a, err := testAccAttrs(s, addr)
+		if err != nil {
+			return err
+		}
+		if !k.remove(srv, a) {
+			return fmt.Errorf("%s: %s %s was not in the emulator", addr, k.typ, a["id"])
+		}
+		return nil
+	}
+}
+
+// The checks of each resource, by name.
+var (
+	testAccCheckServiceExists     = testAccService.checkExists
+	testAccCheckServiceDestroyed  = testAccService.checkDestroyed
+	testAccCheckServiceDisappears = testAccService.checkDisappears
+
+	testAccCheckReadReplicaSetExists     = testAccReadReplicaSet.checkExists
+	testAccCheckReadReplicaSetDestroyed  = testAccReadReplicaSet.checkDestroyed
+	testAccCheckReadReplicaSetDisappears = testAccReadReplicaSet.checkDisappears
+
+	testAccCheckVPCExists     = testAccVPC.checkExists
+	testAccCheckVPCDestroyed  = testAccVPC.checkDestroyed
+	testAccCheckVPCDisappears = testAccVPC.checkDisappears
+
+	testAccCheckVPCPeeringExists     = testAccVPCPeering.checkExists
+	testAccCheckVPCPeeringDestroyed  = testAccVPCPeering.checkDestroyed
+	testAccCheckVPCPeeringDisappears = testAccVPCPeering.checkDisappears
+)
+
+// testAccCheckDestroyed is the CheckDestroy of every test case: no object of any dbcloud resource in
+// the last state exists any more.
+func testAccCheckDestroyed(srv *emulator.Server) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(
+		testAccCheckServiceDestroyed(srv),
+		testAccCheckReadReplicaSetDestroyed(srv),
+		testAccCheckVPCDestroyed(srv),
+		testAccCheckVPCPeeringDestroyed(srv),
+	)
+}
+
+// testAccAttrs are the attributes of the resource addr in the state.
+func testAccAttrs(s *terraform.State, addr string) (map[string]string, error) {
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok || rs.Primary == nil {
+		return nil, fmt.Errorf("%s not in state", addr)
+	}
+	return rs.Primary.Attributes, nil
+}
+
+// ---- shared checks and plan checks ----
+
+// svcErrRe matches text in a Terraform error whatever the line wrapping: every space matches any run of
+// white space. The text is quoted, so it is literal otherwise.
+func svcErrRe(text string) *regexp.Regexp {
+	parts := strings.Fields(text)
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(strings.Join(parts, `\s+`))
+}
+
+// svcCaptureID stores the id of a resource in state.
+func svcCaptureID(addr string, dst *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		*dst = rs.Primary.ID
+		return nil
+	}
+}
+
+// svcSameID asserts that a resource still has the id captured earlier (updated in place).
+func svcSameID(addr string, want *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		if rs.Primary.ID != *want {
+			return fmt.Errorf("%s: id changed from %s to %s: the service was replaced, not updated", addr, *want, rs.Primary.ID)
+		}
+		return nil
+	}
+}
+
+// svcNewID asserts that a resource has a new id (replaced) and records it.
+func svcNewID(addr string, prev *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		if rs.Primary.ID == *prev {
+			return fmt.Errorf("%s: id is still %s: the service was not replaced", addr, *prev)
+		}
+		*prev = rs.Primary.ID
+		return nil
+	}
+}
+
+// svcInEmulator runs fn on the emulator's view of the service whose id is in *id.
+func svcInEmulator(srv *emulator.Server, id *string, fn func(api.Service) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		svc, ok := srv.Service(testProjectID, *id)
+		if !ok {
+			return fmt.Errorf("service %s does not exist in the emulator", *id)
+		}
+		return fn(svc)
+	}
+}
+
+// svcEmuSize is the size of an emulator service.
+func svcEmuSize(svc api.Service) (int, int) {
+	if svc.Resources == nil || len(*svc.Resources) == 0 || (*svc.Resources)[0].Spec == nil {
+		return -1, -1
+	}
+	spec := (*svc.Resources)[0].Spec
+	return int(deref(spec.CPUMillis)), int(deref(spec.MemoryGbs))
+}
+
+// svcExpectPriorID is a plan check: the planned change of addr starts from the object with id *id.
+type svcExpectPriorID struct {
+	addr string
+	id   *string
+}
+
+func (e svcExpectPriorID) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != e.addr {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		if got, _ := before["id"].(string); got != *e.id {
+			resp.Error = fmt.Errorf("%s: the plan starts from id %q, want %q", e.addr, got, *e.id)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s: no planned change", e.addr)
+}
+
+// svcTestVPC creates a VPC through the API (independent of the dbcloud_vpc resource).
+func svcTestVPC(t *testing.T, srv *emulator.Server, name, cidr, region string) string {
+	t.Helper()
+	v, err := testClient(t, srv).CreateVPC(context.Background(), api.VPCCreate{Name: name, Cidr: cidr, RegionCode: region})
+	if err != nil {
+		t.Fatalf("creating VPC %s: %v", name, err)
+	}
+	return deref(v.ID)
+}
+
+// svcEmptyPlan asserts that a second plan is empty.
+var svcEmptyPlan = resource.ConfigPlanChecks{
+	PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+}
+
+func svcPlanChecks(pre ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{
+		PreApply:             pre,
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	}
+}
+
+func svcAttr(name string) tfjsonpath.Path { return tfjsonpath.New(name) }
+
+// netTestService creates a service directly through the API and waits until it is READY, so that the
+// replica set tests do not depend on dbcloud_service.
+func netTestService(t *testing.T, srv *emulator.Server, name string) string {
+	t.Helper()
+	svc, err := testClient(t, srv).CreateService(context.Background(), api.ServiceCreate{Name: name})
+	if err != nil {
+		t.Fatalf("creating service %q: %v", name, err)
+	}
+	id := deref(svc.ServiceID)
+	netTestWaitService(t, srv, id, api.READY)
+	return id
+}
+
+// netTestWaitService waits until the emulator shows the service in status want.
+func netTestWaitService(t *testing.T, srv *emulator.Server, id string, want api.ServiceStatus) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		svc, ok := srv.Service(testProjectID, id)
+		if ok && deref(svc.Status) == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service %s did not become %s (found %v, status %s)", id, want, ok, deref(svc.Status))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// netTestAttr reads an attribute of a resource from the state (in a Check).
+func netTestAttr(s *terraform.State, addr, attr string) (string, error) {
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		return "", fmt.Errorf("%s is not in the state", addr)
+	}
+	v, ok := rs.Primary.Attributes[attr]
+	if !ok {
+		return "", fmt.Errorf("%s has no attribute %s", addr, attr)
+	}
+	return v, nil
+}
+
+// netTestCapture stores an attribute of a resource into *dst (in a Check).
+func netTestCapture(addr, attr string, dst *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		v, err := netTestAttr(s, addr, attr)
+		*dst = v
+		return err
+	}
+}
+
+// netTestImportID builds a two-part import id from two attributes of a resource.
+func netTestImportID(addr, first, second string) resource.ImportStateIdFunc {
+	return func(s *terraform.State) (string, error) {
+		a, err := netTestAttr(s, addr, first)
+		if err != nil {
+			return "", err
+		}
+		b, err := netTestAttr(s, addr, second)
+		return a + "/" + b, err
+	}
+}
+
+// netTestCalls checks how many requests of an operation the emulator received.
+func netTestCalls(srv *emulator.Server, operationID string, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if got := srv.Calls(operationID); got != want {
+			return fmt.Errorf("%s was called %d times, want %d", operationID, got, want)
+		}
+		return nil
+	}
+}
+
+// words matches the phrases in order, whatever whitespace (Terraform wraps diagnostics) lies between
+// the words of a phrase, and anything between the phrases.
+func words(phrases ...string) *regexp.Regexp {
+	res := make([]string, 0, len(phrases))
+	for _, phrase := range phrases {
+		parts := strings.Fields(phrase)
+		for i, p := range parts {
+			parts[i] = regexp.QuoteMeta(p)
+		}
+		res = append(res, strings.Join(parts, `\s+`))
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(res, `.*`))
+}
+
+// emptyPlanAfterApply is the check every apply step makes: a second plan shows nothing to do.
+func emptyPlanAfterApply(pre ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{
+		PreApply:             pre,
+		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+	}
+}

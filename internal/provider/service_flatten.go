@@ -1,0 +1,264 @@
+package provider
+
+// A service record mapped once (flattenService) for the resource, the dbcloud_service data source
+// and the dbcloud_services list data source.
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// serviceFields is a service record flattened into Terraform values, mapped once by flattenService:
+// the resource reads it (applyRecord), and it is the model of the dbcloud_service data source (with the
+// read replica sets) and of each element of dbcloud_services. Missing fields are null; addons are
+// derived from service_type.
+type serviceFields struct {
+	ID             types.String `tfsdk:"id"`
+	ProjectID      types.String `tfsdk:"project_id"`
+	Name           types.String `tfsdk:"name"`
+	Addons         types.Set    `tfsdk:"addons"`
+	RegionCode     types.String `tfsdk:"region_code"`
+	ServiceType    types.String `tfsdk:"service_type"`
+	Status         types.String `tfsdk:"status"`
+	Created        types.String `tfsdk:"created"`
+	Paused         types.Bool   `tfsdk:"paused"`
+	CPUMillis      types.Int64  `tfsdk:"cpu_millis"`
+	MemoryGbs      types.Int64  `tfsdk:"memory_gbs"`
+	VolumeType     types.String `tfsdk:"volume_type"`
+	Environment    types.String `tfsdk:"environment"`
+	HAReplicas     types.Int64  `tfsdk:"ha_replicas"`
+	SyncReplicas   types.Int64  `tfsdk:"sync_replicas"`
+	PoolerEnabled  types.Bool   `tfsdk:"connection_pooler_enabled"`
+	Hostname       types.String `tfsdk:"hostname"`
+	Port           types.Int64  `tfsdk:"port"`
+	PoolerHostname types.String `tfsdk:"pooler_hostname"`
+	PoolerPort     types.Int64  `tfsdk:"pooler_port"`
+	VpcID          types.String `tfsdk:"vpc_id"`
+	VpcHostname    types.String `tfsdk:"vpc_hostname"`
+	VpcPort        types.Int64  `tfsdk:"vpc_port"`
+	ForkedFrom     types.Object `tfsdk:"forked_from"`
+}
+
+// flattenService maps every field of a service record.
+func flattenService(svc *api.Service) serviceFields {
+	f := serviceFields{
+		ID:             stringValue(svc.ServiceID),
+		ProjectID:      stringValue(svc.ProjectID),
+		Name:           stringValue(svc.Name),
+		RegionCode:     stringValue(svc.RegionCode),
+		ServiceType:    stringValue(svc.ServiceType),
+		Status:         types.StringNull(),
+		Created:        formatAPITime(svc.Created),
+		Paused:         boolValue(svc.Paused),
+		CPUMillis:      types.Int64Null(),
+		MemoryGbs:      types.Int64Null(),
+		VolumeType:     types.StringNull(),
+		Environment:    types.StringNull(),
+		HAReplicas:     types.Int64Null(),
+		SyncReplicas:   types.Int64Null(),
+		PoolerEnabled:  types.BoolValue(false),
+		Hostname:       types.StringNull(),
+		Port:           types.Int64Null(),
+		PoolerHostname: types.StringNull(),
+		PoolerPort:     types.Int64Null(),
+		VpcID:          types.StringNull(),
+		VpcHostname:    types.StringNull(),
+		VpcPort:        types.Int64Null(),
+		ForkedFrom:     types.ObjectNull(serviceForkedFromAttrTypes),
+	}
+	if svc.Status != nil {
+		f.Status = types.StringValue(string(*svc.Status))
+	}
+	f.Addons = serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString()))
+	if svc.Resources != nil && len(*svc.Resources) > 0 && (*svc.Resources)[0].Spec != nil {
+		spec := (*svc.Resources)[0].Spec
+		f.CPUMillis = int64FromFloat(spec.CPUMillis)
+		f.MemoryGbs = int64FromFloat(spec.MemoryGbs)
+		f.VolumeType = stringValue(spec.VolumeType)
+	}
+	if svc.Metadata != nil {
+		f.Environment = stringValue(svc.Metadata.Environment)
+	}
+	if svc.HaReplicas != nil {
+		f.HAReplicas = int64Value(svc.HaReplicas.ReplicaCount)
+		f.SyncReplicas = int64Value(svc.HaReplicas.SyncReplicaCount)
+	}
+	if svc.Endpoint != nil {
+		f.Hostname = stringValue(svc.Endpoint.Host)
+		f.Port = int64Value(svc.Endpoint.Port)
+	}
+	if svc.ConnectionPooler != nil && svc.ConnectionPooler.Endpoint != nil {
+		f.PoolerEnabled = types.BoolValue(true)
+		f.PoolerHostname = stringValue(svc.ConnectionPooler.Endpoint.Host)
+		f.PoolerPort = int64Value(svc.ConnectionPooler.Endpoint.Port)
+	}
+	// vpcEndpoint may be null, {} or missing: all mean "not attached".
+	if ve := svc.VpcEndpoint; ve != nil {
+		if ve.VpcID != nil && *ve.VpcID != "" {
+			f.VpcID = types.StringValue(*ve.VpcID)
+		}
+		f.VpcHostname = stringValue(ve.Host)
+		f.VpcPort = int64Value(ve.Port)
+	}
+	if ff := svc.ForkedFrom; ff != nil && (ff.ServiceID != nil || ff.ProjectID != nil || ff.IsStandby != nil) {
+		f.ForkedFrom = types.ObjectValueMust(serviceForkedFromAttrTypes, map[string]attr.Value{
+			"project_id": stringValue(ff.ProjectID),
+			"service_id": stringValue(ff.ServiceID),
+			"is_standby": boolValue(ff.IsStandby),
+		})
+	}
+	return f
+}
+
+// applyRecord writes a service record into the model. Inputs the record lacks keep their value;
+// computed values the record lacks become null. addons, password*, fork, deletion_protection and
+// timeouts are never taken from the API; initial_password only when the record carries it.
+func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
+	f := flattenService(svc)
+	keep := func(dst *types.String, v types.String) {
+		if !v.IsNull() {
+			*dst = v
+		}
+	}
+	keepInt := func(dst *types.Int64, v types.Int64) {
+		if !v.IsNull() {
+			*dst = v
+		}
+	}
+	keep(&m.ID, f.ID)
+	m.ProjectID = f.ProjectID
+	if m.ProjectID.IsNull() {
+		m.ProjectID = types.StringValue(projectID)
+	}
+	keep(&m.Name, f.Name)
+	keep(&m.RegionCode, f.RegionCode)
+	keepInt(&m.CPUMillis, f.CPUMillis)
+	keepInt(&m.MemoryGbs, f.MemoryGbs)
+	keep(&m.Environment, f.Environment)
+	keepInt(&m.HAReplicas, f.HAReplicas)
+	keepInt(&m.SyncReplicas, f.SyncReplicas)
+	m.ConnectionPoolerEnabled = f.PoolerEnabled
+	m.VpcID = f.VpcID
+	m.ServiceType = f.ServiceType
+	m.Status = f.Status
+	m.Created = f.Created
+	m.Paused = f.Paused
+	m.Hostname = f.Hostname
+	m.Port = f.Port
+	m.PoolerHostname = f.PoolerHostname
+	m.PoolerPort = f.PoolerPort
+	m.VpcHostname = f.VpcHostname
+	m.VpcPort = f.VpcPort
+	m.ForkedFrom = f.ForkedFrom
+	m.VolumeType = f.VolumeType
+	if svc.InitialPassword != nil {
+		m.InitialPassword = stringValue(svc.InitialPassword)
+	}
+}
+
+// forState makes the model storable: unknown values become null, write-only values are dropped.
+func (m *serviceResourceModel) forState() {
+	for _, p := range []*types.String{&m.ID, &m.ProjectID, &m.Name, &m.RegionCode, &m.Environment, &m.VpcID, &m.Password,
+		&m.ServiceType, &m.Status, &m.Created, &m.Hostname, &m.PoolerHostname, &m.VpcHostname, &m.InitialPassword, &m.VolumeType} {
+		if p.IsUnknown() {
+			*p = types.StringNull()
+		}
+	}
+	for _, p := range []*types.Int64{&m.CPUMillis, &m.MemoryGbs, &m.HAReplicas, &m.SyncReplicas, &m.PasswordWOVersion, &m.Port, &m.PoolerPort, &m.VpcPort} {
+		if p.IsUnknown() {
+			*p = types.Int64Null()
+		}
+	}
+	for _, p := range []*types.Bool{&m.ConnectionPoolerEnabled, &m.DeletionProtection, &m.Paused} {
+		if p.IsUnknown() {
+			*p = types.BoolNull()
+		}
+	}
+	if m.Addons.IsUnknown() {
+		m.Addons = types.SetNull(types.StringType)
+	}
+	if m.ForkedFrom.IsUnknown() {
+		m.ForkedFrom = types.ObjectNull(serviceForkedFromAttrTypes)
+	}
+	if m.Fork.IsUnknown() {
+		m.Fork = types.ObjectNull(serviceForkAttrTypes)
+	}
+	m.PasswordWO = types.StringNull()
+}
+
+// formatAPITime renders an API time as RFC 3339 in UTC (fractional seconds only when present).
+func formatAPITime(t *time.Time) types.String {
+	if t == nil {
+		return types.StringNull()
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339Nano))
+}
+
+// Object types of the nested computed values.
+
+// serviceAddonsSet is a Terraform set of addon strings.
+func serviceAddonsSet(addons []string) types.Set {
+	vals := make([]attr.Value, 0, len(addons))
+	for _, a := range addons {
+		vals = append(vals, types.StringValue(a))
+	}
+	return types.SetValueMust(types.StringType, vals)
+}
+
+// setStrings returns the known string elements of a set.
+func setStrings(ctx context.Context, s types.Set) ([]string, diag.Diagnostics) {
+	var out []string
+	if s.IsNull() || s.IsUnknown() {
+		return out, nil
+	}
+	diags := s.ElementsAs(ctx, &out, false)
+	sort.Strings(out)
+	return out, diags
+}
+
+// replicaSetObjects maps a service's read replica sets to a list of objects.
+func replicaSetObjects(sets *[]api.ReadReplicaSet) types.List {
+	objType := types.ObjectType{AttrTypes: serviceReplicaSetAttrTypes}
+	if sets == nil {
+		return types.ListValueMust(objType, []attr.Value{})
+	}
+	vals := make([]attr.Value, 0, len(*sets))
+	for _, rs := range *sets {
+		status := types.StringNull()
+		if rs.Status != nil {
+			status = types.StringValue(string(*rs.Status))
+		}
+		env := types.StringNull()
+		if rs.Metadata != nil {
+			env = stringValue(rs.Metadata.Environment)
+		}
+		host, port := types.StringNull(), types.Int64Null()
+		if rs.Endpoint != nil {
+			host, port = stringValue(rs.Endpoint.Host), int64Value(rs.Endpoint.Port)
+		}
+		pHost, pPort := types.StringNull(), types.Int64Null()
+		if rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil {
+			pHost, pPort = stringValue(rs.ConnectionPooler.Endpoint.Host), int64Value(rs.ConnectionPooler.Endpoint.Port)
+		}
+		vals = append(vals, types.ObjectValueMust(serviceReplicaSetAttrTypes, map[string]attr.Value{
+			"id":              stringValue(rs.ID),
+			"name":            stringValue(rs.Name),
+			"status":          status,
+			"nodes":           int64Value(rs.Nodes),
+			"cpu_millis":      int64FromFloat(rs.CPUMillis),
+			"memory_gbs":      int64FromFloat(rs.MemoryGbs),
+			"environment":     env,
+			"hostname":        host,
+			"port":            port,
+			"pooler_hostname": pHost,
+			"pooler_port":     pPort,
+		}))
+	}
+	return types.ListValueMust(objType, vals)
+}

@@ -1,0 +1,348 @@
+package provider
+
+// dbcloud_service: the schema and the values its attributes accept.
+
+import (
+	"context"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	useState := stringplanmodifier.UseStateForUnknown()
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A hosted PostgreSQL service: plain Postgres, or with the TimescaleDB (`time-series`) and/or " +
+			"vector (`ai`) addons.\n\n" +
+			"Create waits until the service is `READY` (typically 5-10 minutes on the real service), then applies what the " +
+			"create call cannot carry: HA replicas, the connection pooler, the VPC attachment and the password. If any of these " +
+			"steps fails, the service stays in state (tainted) and the next apply replaces it; nothing is left orphaned.\n\n" +
+			"CPU/memory, HA, pooler, environment, password and VPC changes are applied in place; `name`, `region_code`, " +
+			"`addons` and `fork` changes replace the service. Set `deletion_protection = true` to make Terraform refuse to " +
+			"destroy or replace it.\n\n" +
+			"Import with the service id: `terraform import dbcloud_service.example rp1pz7uyae`. The password, " +
+			"`initial_password` and `fork` cannot be read back; `addons` is derived from `service_type` (a service created " +
+			"with both addons reports `TIMESERIESDB`, so write `addons` as configured: the provider adopts it without replacing).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Service id (e.g. `rp1pz7uyae`). Also the import ID.",
+				PlanModifiers:       []planmodifier.String{useState},
+			},
+			"project_id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Project the service lives in (the provider's `project_id`).",
+				PlanModifiers:       []planmodifier.String{useState},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Service name, 1 to 128 characters. Changing it **replaces** the service.",
+				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"addons": schema.SetAttribute{
+				ElementType: types.StringType,
+				Optional:    true,
+				Computed:    true,
+				MarkdownDescription: "Addons: `time-series` (TimescaleDB, service type `TIMESERIESDB`) and/or `ai` (vector, " +
+					"service type `VECTOR`). Default: empty set, plain PostgreSQL (`POSTGRES`). Changing it **replaces** the service " +
+					"(except right after an import, when a value consistent with `service_type` is adopted in place).",
+				Default: setdefault.StaticValue(types.SetValueMust(types.StringType, []attr.Value{})),
+				Validators: []validator.Set{
+					setvalidator.ValueStringsAre(stringvalidator.OneOf(serviceAddonValues...)),
+				},
+				PlanModifiers: []planmodifier.Set{
+					setplanmodifier.RequiresReplaceIf(addonsRequiresReplaceIf,
+						"Changing addons replaces the service, unless it was imported and the new value is consistent with its service_type.",
+						"Changing `addons` replaces the service, unless it was imported and the new value is consistent with its `service_type`."),
+				},
+			},
+			"region_code": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`. Default: the API picks one (shown after create). " +
+					"A fork inherits the region of its source. Changing it **replaces** the service.",
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				PlanModifiers: []planmodifier.String{useState, stringplanmodifier.RequiresReplace()},
+			},
+			"cpu_millis": schema.Int64Attribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "CPU in thousandths of a core (`1000` = 1 vCPU); set together with `memory_gbs`. The API " +
+					"accepts fixed size pairs (e.g. 500/2, 1000/4, 2000/8, 4000/16, ...) and says which when it rejects one. " +
+					"Default: the API's default size (1000/4 on the public service; a fork inherits its source's). " +
+					"Changes are applied in place (resize); removing it from the configuration keeps the current size.",
+				Validators: []validator.Int64{
+					int64validator.AtLeast(1),
+					int64validator.AlsoRequires(path.MatchRoot("memory_gbs")),
+				},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"memory_gbs": schema.Int64Attribute{
+				Optional:            true,
+				Computed:            true,
+				MarkdownDescription: "Memory in GB; set together with `cpu_millis`. Changes are applied in place (resize).",
+				Validators: []validator.Int64{
+					int64validator.AtLeast(1),
+					int64validator.AlsoRequires(path.MatchRoot("cpu_millis")),
+				},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"environment": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Environment tag: `DEV` or `PROD`. Default: `DEV` (set by the API). Changes are applied in place; " +
+					"removing it from the configuration keeps the current value.",
+				Validators:    []validator.String{stringvalidator.OneOf(serviceEnvironments...)},
+				PlanModifiers: []planmodifier.String{useState},
+			},
+			"ha_replicas": schema.Int64Attribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Number of high-availability replicas (0 = none). Default: 0 (a fork also starts with 0). " +
+					"Changes are applied in place; removing it from the configuration keeps the current value.",
+				Validators:    []validator.Int64{int64validator.AtLeast(0)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"sync_replicas": schema.Int64Attribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "How many of the HA replicas are synchronous; at most `ha_replicas`. Default: 0. " +
+					"Changes are applied in place; removing it from the configuration keeps the current value (lowering " +
+					"`ha_replicas` below it lowers it too).",
+				Validators:    []validator.Int64{int64validator.AtLeast(0)},
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"connection_pooler_enabled": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Whether the connection pooler is on (its endpoint is `pooler_hostname`:`pooler_port`). " +
+					"Default: `false`. Changes are applied in place.",
+				Default: booldefault.StaticBool(false),
+			},
+			"vpc_id": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Id of a VPC (in the service's region) to attach the service to; unset = not attached. " +
+					"Changes are applied in place: the service is detached from the old VPC before it is attached to the new one. " +
+					"A VPC attached outside Terraform shows as a change.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"password": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "Password of the database's admin user, set after create and whenever it changes " +
+					"(in place). Stored in state (sensitive); prefer `password_wo`. Conflicts with `password_wo`. " +
+					"Removing it leaves the password as it is.",
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.ConflictsWith(path.MatchRoot("password_wo")),
+				},
+			},
+			"password_wo": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				WriteOnly: true,
+				MarkdownDescription: "Write-only password (Terraform 1.11 or later): sent to the API but never stored in plan or " +
+					"state. It is set after create, and again whenever `password_wo_version` changes (in place). " +
+					"Conflicts with `password`.",
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.ConflictsWith(path.MatchRoot("password")),
+				},
+			},
+			"password_wo_version": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "Version of `password_wo`: change it (e.g. increment it) to apply a new `password_wo` " +
+					"(in place). Requires `password_wo`.",
+				Validators: []validator.Int64{int64validator.AlsoRequires(path.MatchRoot("password_wo"))},
+			},
+			"deletion_protection": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "When `true`, any plan that would destroy or replace the service fails. Set it to `false` " +
+					"and apply before destroying. Default: `false`. Terraform-only: not sent to the API.",
+				Default: booldefault.StaticBool(false),
+			},
+
+			"service_type": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Service type reported by the API, e.g. `POSTGRES`, `TIMESERIESDB` (also spelled " +
+					"`TIMESCALEDB`), `VECTOR`; any other string is passed through.",
+				PlanModifiers: []planmodifier.String{useState},
+			},
+			"status": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Status: `READY` after every successful apply; the API also reports `QUEUED`, " +
+					"`CONFIGURING`, `UPGRADING`, `UNSTABLE`, `PAUSED`, `DELETING`, ...",
+				PlanModifiers: []planmodifier.String{useState},
+			},
+			"created": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Creation time (RFC 3339, UTC).",
+				PlanModifiers:       []planmodifier.String{useState},
+			},
+			"paused": schema.BoolAttribute{
+				Computed:            true,
+				MarkdownDescription: "Whether the service is paused.",
+				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
+			"hostname": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Host name of the database endpoint.",
+				PlanModifiers:       []planmodifier.String{useState},
+			},
+			"port": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "Port of the database endpoint.",
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"pooler_hostname": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Host name of the connection pooler; null while the pooler is off.",
+				PlanModifiers:       []planmodifier.String{useState},
+			},
+			"pooler_port": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "Port of the connection pooler; null while the pooler is off.",
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"vpc_hostname": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Host name of the service inside its VPC; null when not attached.",
+				PlanModifiers:       []planmodifier.String{useState},
+			},
+			"vpc_port": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "Port of the service inside its VPC; null when not attached.",
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+			"initial_password": schema.StringAttribute{
+				Computed:  true,
+				Sensitive: true,
+				MarkdownDescription: "Password generated at create (only the create/fork answer carries it). Null after import " +
+					"or when the create answer was lost; no longer valid once `password`/`password_wo` is set.",
+				PlanModifiers: []planmodifier.String{useState},
+			},
+			"forked_from": schema.SingleNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Source of a forked service; null when the service is not a fork.",
+				Attributes: map[string]schema.Attribute{
+					"project_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Project of the source service."},
+					"service_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the source service."},
+					"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the fork is a standby."},
+				},
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+			},
+			"volume_type": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Storage volume type, e.g. `gp3`.",
+				PlanModifiers:       []planmodifier.String{useState},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"fork": schema.SingleNestedBlock{
+				MarkdownDescription: "Create the service as a fork of another one instead of empty. Type, region and storage " +
+					"are inherited; `name`, `cpu_millis`/`memory_gbs` and `environment` apply to the fork. Any change to this " +
+					"block **replaces** the service.",
+				Attributes: map[string]schema.Attribute{
+					"source_service_id": schema.StringAttribute{
+						// Required within the block (checked in ValidateConfig): the framework would
+						// also demand a Required attribute when the whole block is absent.
+						Optional:            true,
+						MarkdownDescription: "Id of the service to fork; it must be `READY`. Required in the block.",
+						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"strategy": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "`LAST_SNAPSHOT` (default: from the latest snapshot), `NOW` (the current state) or " +
+							"`PITR` (point in time: requires `target_time`).",
+						Validators: []validator.String{stringvalidator.OneOf(serviceForkStrategies...)},
+					},
+					"target_time": schema.StringAttribute{
+						Optional: true,
+						MarkdownDescription: "Point in time to fork from, RFC 3339 (e.g. `2025-01-31T12:00:00Z`). Required with " +
+							"`strategy = \"PITR\"` and only allowed with it.",
+						Validators: []validator.String{rfc3339StringValidator{}},
+					},
+				},
+				PlanModifiers: []planmodifier.Object{
+					objectplanmodifier.RequiresReplaceIf(forkRequiresReplaceIf,
+						"Changing fork replaces the service, unless the state has no fork block (after import) and the source matches forked_from.",
+						"Changing `fork` replaces the service, unless the state has no fork block (after import) and the source matches `forked_from`."),
+				},
+			},
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create: true, Update: true, Delete: true,
+				CreateDescription: "How long create may take, including waiting for READY and the follow-up steps (a duration such as `45m`). Default `30m`.",
+				UpdateDescription: "How long an update may take, including waiting for READY after each change. Default `30m`.",
+				DeleteDescription: "How long delete may take, including waiting until the service is gone. Default `20m`.",
+			}),
+		},
+	}
+}
+
+// Addons and the service types they produce.
+const (
+	addonTimeSeries = string(api.TimeSeries) // "time-series"
+	addonAI         = string(api.Ai)         // "ai"
+
+	serviceTypePostgres     = "POSTGRES"
+	serviceTypeTimeseriesDB = "TIMESERIESDB"
+	serviceTypeTimescaleDB  = "TIMESCALEDB" // the public docs' spelling of TIMESERIESDB
+	serviceTypeVector       = "VECTOR"
+)
+
+// serviceAddonValues are the values `addons` accepts.
+var serviceAddonValues = []string{addonTimeSeries, addonAI}
+
+// serviceEnvironments are the values `environment` accepts.
+var serviceEnvironments = []string{string(api.DEV), string(api.PROD)}
+
+// serviceForkStrategies are the values `fork.strategy` accepts.
+var serviceForkStrategies = []string{string(api.LASTSNAPSHOT), string(api.NOW), string(api.PITR)}
+
+// serviceTypeResource is the resource type name used in analytics events.
+const serviceTypeResource = "dbcloud_service"
+
+var serviceForkedFromAttrTypes = map[string]attr.Type{
+	"project_id": types.StringType,
+	"service_id": types.StringType,
+	"is_standby": types.BoolType,
+}
+
+var serviceForkAttrTypes = map[string]attr.Type{
+	"source_service_id": types.StringType,
+	"strategy":          types.StringType,
+	"target_time":       types.StringType,
+}
+
+var serviceReplicaSetAttrTypes = map[string]attr.Type{
+	"id":              types.StringType,
+	"name":            types.StringType,
+	"status":          types.StringType,
+	"nodes":           types.Int64Type,
+	"cpu_millis":      types.Int64Type,
+	"memory_gbs":      types.Int64Type,
+	"environment":     types.StringType,
+	"hostname":        types.StringType,
+	"port":            types.Int64Type,
+	"pooler_hostname": types.StringType,
+	"pooler_port":     types.Int64Type,
+}

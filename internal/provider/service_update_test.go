@@ -1,0 +1,99 @@
+package provider
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// planServiceActions is pure: state + plan -> ordered API actions, tested without a server.
+func TestUnitPlanServiceActions(t *testing.T) {
+	base := func() serviceResourceModel {
+		return serviceResourceModel{
+			Name:                    types.StringValue("svc"),
+			CPUMillis:               types.Int64Value(1000),
+			MemoryGbs:               types.Int64Value(4),
+			HAReplicas:              types.Int64Value(0),
+			SyncReplicas:            types.Int64Value(0),
+			ConnectionPoolerEnabled: types.BoolValue(false),
+			Environment:             types.StringValue("DEV"),
+			VpcID:                   types.StringNull(),
+			Password:                types.StringNull(),
+			PasswordWO:              types.StringNull(),
+			PasswordWOVersion:       types.Int64Null(),
+		}
+	}
+	tests := []struct {
+		name  string
+		state func(*serviceResourceModel)
+		plan  func(*serviceResourceModel)
+		want  []serviceAction
+	}{
+		{name: "no change, no call", plan: func(*serviceResourceModel) {}},
+		{name: "unknown values are not changes", plan: func(m *serviceResourceModel) {
+			m.CPUMillis, m.HAReplicas, m.Environment = types.Int64Unknown(), types.Int64Unknown(), types.StringUnknown()
+		}},
+		{name: "attach to a VPC", plan: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
+			want: []serviceAction{{Kind: actionAttachVPC, VpcID: "v1"}}},
+		{name: "detach from a VPC", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
+			plan: func(m *serviceResourceModel) { m.VpcID = types.StringNull() },
+			want: []serviceAction{{Kind: actionDetachVPC, VpcID: "v1"}}},
+		{name: "move to another VPC: detach before attach", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
+			plan: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v2") },
+			want: []serviceAction{{Kind: actionDetachVPC, VpcID: "v1"}, {Kind: actionAttachVPC, VpcID: "v2"}}},
+		{name: "resize when one size changes", plan: func(m *serviceResourceModel) { m.MemoryGbs = types.Int64Value(8) },
+			want: []serviceAction{{Kind: actionResize, CPUMillis: 1000, MemoryGbs: 8}}},
+		{name: "HA: only the changed counts are sent", plan: func(m *serviceResourceModel) { m.SyncReplicas = types.Int64Value(1) },
+			want: []serviceAction{{Kind: actionSetHA, HA: api.SetHAInput{SyncReplicaCount: ptr(1)}}}},
+		{name: "pooler on", plan: func(m *serviceResourceModel) { m.ConnectionPoolerEnabled = types.BoolValue(true) },
+			want: []serviceAction{{Kind: actionSetPooler, Pooler: true}}},
+		{name: "environment", plan: func(m *serviceResourceModel) { m.Environment = types.StringValue("PROD") },
+			want: []serviceAction{{Kind: actionSetEnvironment, Env: api.PROD}}},
+		{name: "new password", plan: func(m *serviceResourceModel) { m.Password = types.StringValue("s3cret-pass") },
+			want: []serviceAction{{Kind: actionSetPassword, Password: "s3cret-pass"}}},
+		{name: "new password_wo_version sends password_wo", state: func(m *serviceResourceModel) { m.PasswordWOVersion = types.Int64Value(1) },
+			plan: func(m *serviceResourceModel) {
+				m.PasswordWOVersion, m.PasswordWO = types.Int64Value(2), types.StringValue("wo-pass-2")
+			},
+			want: []serviceAction{{Kind: actionSetPassword, Password: "wo-pass-2"}}},
+		{name: "same password_wo_version sends nothing", state: func(m *serviceResourceModel) { m.PasswordWOVersion = types.Int64Value(1) },
+			plan: func(m *serviceResourceModel) {
+				m.PasswordWOVersion, m.PasswordWO = types.Int64Value(1), types.StringValue("wo-pass-1")
+			}},
+		{name: "everything at once, in order", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
+			plan: func(m *serviceResourceModel) {
+				m.VpcID = types.StringValue("v2")
+				m.CPUMillis, m.MemoryGbs = types.Int64Value(2000), types.Int64Value(8)
+				m.HAReplicas = types.Int64Value(2)
+				m.ConnectionPoolerEnabled = types.BoolValue(true)
+				m.Environment = types.StringValue("PROD")
+				m.Password = types.StringValue("s3cret-pass")
+			},
+			want: []serviceAction{
+				{Kind: actionDetachVPC, VpcID: "v1"},
+				{Kind: actionAttachVPC, VpcID: "v2"},
+				{Kind: actionResize, CPUMillis: 2000, MemoryGbs: 8},
+				{Kind: actionSetHA, HA: api.SetHAInput{ReplicaCount: ptr(2)}},
+				{Kind: actionSetPooler, Pooler: true},
+				{Kind: actionSetEnvironment, Env: api.PROD},
+				{Kind: actionSetPassword, Password: "s3cret-pass"},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state := base()
+			if tt.state != nil {
+				tt.state(&state)
+			}
+			plan := state
+			tt.plan(&plan)
+			got := planServiceActions(state, plan)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("planServiceActions:\n got  %+v\n want %+v", got, tt.want)
+			}
+		})
+	}
+}
