@@ -40,7 +40,10 @@ const maxLoggedBody = 1 << 20
 type Timing struct {
 	ServiceQueued       time.Duration // create/fork: QUEUED -> CONFIGURING
 	ServiceConfiguring  time.Duration // CONFIGURING -> READY (after create, and after each async change: resize, setHA, attach, detach)
-	ServiceDeleting     time.Duration // DELETING -> gone (GET 404, not in list)
+	ServiceDeleting     time.Duration // DELETING -> DELETED
+	ServiceDeleted      time.Duration // DELETED -> gone (GET 404, not in list); zero: DELETED is never seen
+	ServicePausing      time.Duration // stop: PAUSING -> PAUSED
+	ServiceResuming     time.Duration // start: RESUMING -> READY
 	ReplicaCreating     time.Duration // creating -> active
 	ReplicaResizing     time.Duration // resizing -> active
 	ReplicaDeleting     time.Duration // deleting -> gone
@@ -48,13 +51,16 @@ type Timing struct {
 	PeeringAccepting    time.Duration // after provisioning -> status "active"
 }
 
-// FastTiming is the timing for tests: every phase lasts 40-60ms, short but long enough for a client
+// FastTiming is the timing for tests: every phase lasts 40-60ms (DELETED 20ms), short but long enough for a client
 // polling every few milliseconds to observe QUEUED, CONFIGURING, creating, pending and so on.
 func FastTiming() Timing {
 	return Timing{
 		ServiceQueued:       40 * time.Millisecond,
 		ServiceConfiguring:  60 * time.Millisecond,
 		ServiceDeleting:     40 * time.Millisecond,
+		ServiceDeleted:      20 * time.Millisecond,
+		ServicePausing:      40 * time.Millisecond,
+		ServiceResuming:     40 * time.Millisecond,
 		ReplicaCreating:     40 * time.Millisecond,
 		ReplicaResizing:     40 * time.Millisecond,
 		ReplicaDeleting:     40 * time.Millisecond,
@@ -69,6 +75,9 @@ func DemoTiming() Timing {
 		ServiceQueued:       2 * time.Second,
 		ServiceConfiguring:  3 * time.Second,
 		ServiceDeleting:     2 * time.Second,
+		ServiceDeleted:      1 * time.Second,
+		ServicePausing:      2 * time.Second,
+		ServiceResuming:     2 * time.Second,
 		ReplicaCreating:     2 * time.Second,
 		ReplicaResizing:     2 * time.Second,
 		ReplicaDeleting:     2 * time.Second,
@@ -115,6 +124,7 @@ type Options struct {
 type Emulator struct {
 	accessKey, secretKey string
 	projects             map[string]bool // nil: any project
+	projectOrder         []string        // the allow-list in its order (listProjects, auth info)
 	now                  func() time.Time
 	logf                 func(format string, args ...any)
 	spec                 *spec
@@ -158,6 +168,9 @@ func New(opts Options) *Emulator {
 	if len(opts.Projects) > 0 {
 		e.projects = map[string]bool{}
 		for _, p := range opts.Projects {
+			if !e.projects[p] {
+				e.projectOrder = append(e.projectOrder, p)
+			}
 			e.projects[p] = true
 		}
 	}

@@ -70,7 +70,8 @@ func newEnv(t *testing.T, opts Options) *env {
 func pollTiming() Timing {
 	t := FastTiming()
 	for _, d := range []*time.Duration{
-		&t.ServiceQueued, &t.ServiceConfiguring, &t.ServiceDeleting,
+		&t.ServiceQueued, &t.ServiceConfiguring, &t.ServiceDeleting, &t.ServiceDeleted,
+		&t.ServicePausing, &t.ServiceResuming,
 		&t.ReplicaCreating, &t.ReplicaResizing, &t.ReplicaDeleting,
 		&t.PeeringProvisioning, &t.PeeringAccepting,
 	} {

@@ -324,14 +324,14 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	if !plan.Nodes.Equal(state.Nodes) || !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
 		changed = true
 		nodes := int(plan.Nodes.ValueInt64())
-		body := api.ReadReplicaSetResize{CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64()), Nodes: &nodes}
+		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
 		resized := func(rs *api.ReadReplicaSet) bool {
-			return deref(rs.Nodes) == nodes && int64FromFloat(rs.CPUMillis).ValueInt64() == int64(body.CPUMillis) &&
-				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(body.MemoryGbs)
+			return deref(rs.Nodes) == nodes && int64FromFloat(rs.CPUMillis).ValueInt64() == int64(cpu) &&
+				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(mem)
 		}
 		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
 		err := retryWhileBusy(ctx, r.pd, what, func(ctx context.Context) error {
-			return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, body)
+			return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem)
 		}, replicaSetStuck(r.pd, serviceID, id), replicaSetShows(r.pd, serviceID, id, resized))
 		if err != nil {
 			addError(&resp.Diagnostics, summary, err)

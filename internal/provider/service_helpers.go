@@ -150,7 +150,7 @@ func flattenService(svc *api.Service) serviceFields {
 		ServiceType:     stringValue(svc.ServiceType),
 		Status:          types.StringNull(),
 		Created:         formatAPITime(svc.Created),
-		Paused:          boolValue(svc.Paused),
+		Paused:          types.BoolValue(deref(svc.Status) == api.PAUSED),
 		CPUMillis:       types.Int64Null(),
 		MemoryGbs:       types.Int64Null(),
 		VolumeType:      types.StringNull(),
