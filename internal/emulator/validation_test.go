@@ -149,8 +149,7 @@ func TestAuthentication(t *testing.T) {
 
 func TestAnyCredentialsWhenNoKeys(t *testing.T) {
 	t.Parallel()
-	srv := NewServer(Options{})
-	t.Cleanup(srv.Close)
+	srv := newValidatedServer(t, Options{})
 	code, _, b := rawRequest(t, srv.URL, "GET", "/projects/p/services", "", "any", "thing")
 	if code != 200 {
 		t.Errorf("any credentials: %d %s", code, b)
