@@ -10,7 +10,7 @@ func VPCEndpointOf(s *Service) *VPCEndpoint {
 	if s == nil {
 		return nil
 	}
-	for _, ve := range []*VPCEndpoint{s.VpcEndpoint, s.VpcEndpointDeprecated} { //nolint:staticcheck // reading the deprecated twin is the point
+	for _, ve := range []*VPCEndpoint{s.VpcEndpoint, s.VpcEndpointDeprecated} {
 		if ve != nil && (ve.VpcID != nil && *ve.VpcID != "" || ve.Host != nil && *ve.Host != "") {
 			return ve
 		}

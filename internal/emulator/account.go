@@ -45,11 +45,15 @@ func (h handlers) ListProjects(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-// GetAuthInfo answers that the call used an API key; its project is the first of the allow-list
-// (absent when any project is allowed).
+// GetAuthInfo answers that the call used an API key, whose project is the first of the allow-list
+// (absent when any project is allowed), or a bearer token (type oauth).
 func (h handlers) GetAuthInfo(w http.ResponseWriter, r *http.Request) {
 	user, _, _ := r.BasicAuth()
+	bearer := bearerToken(r) != ""
 	h.run(w, func(time.Time) (int, any, *apiError) {
+		if bearer {
+			return http.StatusOK, api.AuthInfo{Type: api.Oauth, Oauth: &map[string]any{"token_type": "Bearer"}}, nil
+		}
 		key := api.APIKeyInfo{PublicKey: ptr(user), Name: ptr("emulator key"), Created: ptr(keyCreated)}
 		if len(h.e.projectOrder) > 0 {
 			id := h.e.projectOrder[0]

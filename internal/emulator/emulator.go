@@ -1,16 +1,21 @@
 // Package emulator is an in-memory, stateful, concurrency-safe implementation of the whole dbcloud
 // REST API (internal/api/openapi.yaml), for tests and demos.
 //
-// Every request goes through the same chain as on a real server: request log, added latency,
-// HTTP Basic authentication and the project allow-list, validation against openapi.yaml
-// (kin-openapi), injected faults, and finally the handler, which implements the generated
-// api.ServerInterface.
+// It answers like the live API: digit-string resize bodies, rename, stop/start, projects, auth
+// info, cursor-paged logs; objects that do not apply are absent; vpc_endpoint comes with its
+// deprecated vpcEndpoint twin; the time-series type is spelled TIMESCALEDB; a VPC rename answers
+// without a body.
 //
-// Asynchronous operations (service create, resize, delete, replica set and peering life cycles) are
-// computed lazily from timestamps: each record keeps its pending transitions with deadlines, and
-// every access (a request or a direct-state method) first carries out the transitions whose
-// deadline has passed according to Options.Now. There are no background goroutines, so a fake clock
-// makes the whole emulator deterministic.
+// Every request goes through the same chain as on a real server: request log, added latency,
+// HTTP Basic (or bearer token) authentication and the project allow-list, validation against
+// openapi.yaml (kin-openapi), injected faults, and finally the handler, which implements the
+// generated api.ServerInterface.
+//
+// Asynchronous operations (service create, resize, stop, start, delete, replica set and peering
+// life cycles) are computed lazily from timestamps: each record keeps its pending transitions with
+// deadlines, and every access (a request or a direct-state method) first carries out the
+// transitions whose deadline has passed according to Options.Now. There are no background
+// goroutines, so a fake clock makes the whole emulator deterministic.
 package emulator
 
 import (
@@ -105,6 +110,9 @@ type Options struct {
 	// carry. If both are empty, any Basic credentials are accepted, but the Authorization header is
 	// still required.
 	AccessKey, SecretKey string
+	// BearerTokens are accepted as `Authorization: Bearer <token>`, as the live API accepts OAuth /
+	// client-credentials tokens; auth info then answers type "oauth". Empty: no token is accepted.
+	BearerTokens []string
 	// Projects is the allow-list of project ids; empty means any project id is allowed. Requests for
 	// other projects answer 403.
 	Projects []string
@@ -123,6 +131,7 @@ type Options struct {
 // All its methods are safe for concurrent use.
 type Emulator struct {
 	accessKey, secretKey string
+	bearerTokens         map[string]bool
 	projects             map[string]bool // nil: any project
 	projectOrder         []string        // the allow-list in its order (listProjects, auth info)
 	now                  func() time.Time
@@ -164,6 +173,12 @@ func New(opts Options) *Emulator {
 	}
 	if e.now == nil {
 		e.now = time.Now
+	}
+	for _, tok := range opts.BearerTokens {
+		if e.bearerTokens == nil {
+			e.bearerTokens = map[string]bool{}
+		}
+		e.bearerTokens[tok] = true
 	}
 	if len(opts.Projects) > 0 {
 		e.projects = map[string]bool{}
@@ -323,8 +338,20 @@ func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
 	e.handler.ServeHTTP(w, r)
 }
 
-// authenticate checks HTTP Basic credentials.
+// bearerToken returns the token of an `Authorization: Bearer` header, or "".
+func bearerToken(r *http.Request) string {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// authenticate checks HTTP Basic credentials, or a bearer token of Options.BearerTokens.
 func (e *Emulator) authenticate(r *http.Request) bool {
+	if tok := bearerToken(r); tok != "" {
+		return e.bearerTokens[tok]
+	}
 	user, pass, ok := r.BasicAuth()
 	if !ok {
 		return false

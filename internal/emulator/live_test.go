@@ -1,8 +1,10 @@
 package emulator
 
 import (
+	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +31,15 @@ func TestProjectsAndAuthInfo(t *testing.T) {
 	if a.JSON200.Type != api.APIKey || a.JSON200.APIKey == nil || str(a.JSON200.APIKey.PublicKey) != testKey ||
 		a.JSON200.APIKey.Project == nil || a.JSON200.APIKey.Project.ID != testProject {
 		t.Errorf("auth info = %s", a.Body)
+	}
+	// A bearer token, as the live API accepts for OAuth clients.
+	tokenEnv := newEnv(t, Options{BearerTokens: []string{"tok-123"}})
+	code, _, b := rawRequestBearer(t, tokenEnv.srv.URL, "/auth/info", "tok-123")
+	if code != http.StatusOK || !strings.Contains(string(b), `"type":"oauth"`) {
+		t.Errorf("auth info with a token: %d %s", code, b)
+	}
+	if code, _, b := rawRequestBearer(t, tokenEnv.srv.URL, "/projects", "wrong"); code != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %d %s", code, b)
 	}
 	lo, err := e.c.LogoutWithResponse(e.ctx)
 	if err != nil || lo.StatusCode() != http.StatusNoContent || len(lo.Body) != 0 {
@@ -249,4 +260,24 @@ func TestDirectStatusHelpers(t *testing.T) {
 		e.srv.ServiceLogLine(testProject, "nosuchsvc0", "LOG", "x") {
 		t.Error("a direct call on an unknown id returned true")
 	}
+}
+
+// rawRequestBearer sends a GET with a bearer token.
+func rawRequestBearer(t *testing.T, base, path, token string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
 }
