@@ -323,10 +323,9 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 
 	if !plan.Nodes.Equal(state.Nodes) || !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
 		changed = true
-		nodes := int(plan.Nodes.ValueInt64())
 		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
 		resized := func(rs *api.ReadReplicaSet) bool {
-			return deref(rs.Nodes) == nodes && int64FromFloat(rs.CPUMillis).ValueInt64() == int64(cpu) &&
+			return int64FromFloat(rs.CPUMillis).ValueInt64() == int64(cpu) &&
 				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(mem)
 		}
 		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)

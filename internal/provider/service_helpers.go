@@ -194,7 +194,7 @@ func flattenService(svc *api.Service) serviceFields {
 		f.PoolerPort = int64Value(svc.ConnectionPooler.Endpoint.Port)
 	}
 	// vpcEndpoint may be null, {} or missing: all mean "not attached".
-	if ve := svc.VpcEndpoint; ve != nil {
+	if ve := api.VPCEndpointOf(svc); ve != nil {
 		if ve.VpcID != nil && *ve.VpcID != "" {
 			f.VpcID = types.StringValue(*ve.VpcID)
 		}
