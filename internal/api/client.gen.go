@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,6 +32,24 @@ func (e Addon) Valid() bool {
 	case Ai:
 		return true
 	case TimeSeries:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AuthInfoType.
+const (
+	APIKey AuthInfoType = "apiKey"
+	Oauth  AuthInfoType = "oauth"
+)
+
+// Valid indicates whether the value is a known member of the AuthInfoType enum.
+func (e AuthInfoType) Valid() bool {
+	switch e {
+	case APIKey:
+		return true
+	case Oauth:
 		return true
 	default:
 		return false
@@ -148,6 +167,14 @@ func (e ServiceStatus) Valid() bool {
 	}
 }
 
+// APIKeyInfo The API key of the call and the project it belongs to.
+type APIKeyInfo struct {
+	Created   *time.Time `json:"created,omitempty"`
+	Name      *string    `json:"name,omitempty"`
+	Project   *Project   `json:"project,omitempty"`
+	PublicKey *string    `json:"public_key,omitempty"`
+}
+
 // Addon defines model for Addon.
 type Addon string
 
@@ -157,7 +184,20 @@ type AnalyticsResponse struct {
 	Status *string `json:"status,omitempty"`
 }
 
-// ConnectionPooler defines model for ConnectionPooler.
+// AuthInfo defines model for AuthInfo.
+type AuthInfo struct {
+	// APIKey The API key of the call and the project it belongs to.
+	APIKey *APIKeyInfo `json:"api_key,omitempty"`
+
+	// Oauth The OAuth token's details.
+	Oauth *map[string]interface{} `json:"oauth,omitempty"`
+	Type  AuthInfoType            `json:"type"`
+}
+
+// AuthInfoType defines model for AuthInfo.Type.
+type AuthInfoType string
+
+// ConnectionPooler Present when the pooler is on; absent (sometimes null) otherwise.
 type ConnectionPooler struct {
 	Endpoint *Endpoint `json:"endpoint,omitempty"`
 }
@@ -183,12 +223,12 @@ type Error struct {
 
 // ForkServiceCreate defines model for ForkServiceCreate.
 type ForkServiceCreate struct {
-	// CPUMillis Inherited when omitted.
+	// CPUMillis A digit string or "shared"; inherited when omitted.
 	CPUMillis      *string      `json:"cpu_millis,omitempty"`
 	EnvironmentTag *Environment `json:"environment_tag,omitempty"`
 	ForkStrategy   ForkStrategy `json:"fork_strategy"`
 
-	// MemoryGbs Inherited when omitted.
+	// MemoryGbs A digit string or "shared"; inherited when omitted.
 	MemoryGbs *string `json:"memory_gbs,omitempty"`
 
 	// Name Defaults to the parent's name + "-fork".
@@ -201,7 +241,7 @@ type ForkServiceCreate struct {
 // ForkStrategy defines model for ForkStrategy.
 type ForkStrategy string
 
-// ForkedFrom defines model for ForkedFrom.
+// ForkedFrom Present when the service is a fork; absent (sometimes null) otherwise.
 type ForkedFrom struct {
 	IsStandby *bool   `json:"is_standby,omitempty"`
 	ProjectID *string `json:"project_id,omitempty"`
@@ -219,13 +259,18 @@ type IdentifyInput struct {
 	Properties *map[string]interface{} `json:"properties,omitempty"`
 }
 
-// Message defines model for Message.
-type Message struct {
+// LogEntry defines model for LogEntry.
+type LogEntry struct {
 	Message *string `json:"message,omitempty"`
+
+	// Severity e.g. LOG, INFO, WARNING, ERROR, FATAL.
+	Severity  *string    `json:"severity,omitempty"`
+	Timestamp *time.Time `json:"timestamp,omitempty"`
 }
 
 // Peering defines model for Peering.
 type Peering struct {
+	// ErrorMessage Absent unless the peering failed.
 	ErrorMessage   *string `json:"error_message,omitempty"`
 	ID             *string `json:"id,omitempty"`
 	PeerAccountID  *string `json:"peer_account_id,omitempty"`
@@ -235,7 +280,7 @@ type Peering struct {
 	// ProvisionedID The cloud's peering connection id (pcx-...); empty until provisioned.
 	ProvisionedID *string `json:"provisioned_id,omitempty"`
 
-	// Status Free string; pending, active and failed (with error_message) are seen.
+	// Status Free string; pending and active are seen (a failure sets error_message).
 	Status *string `json:"status,omitempty"`
 }
 
@@ -246,13 +291,20 @@ type PeeringCreate struct {
 	PeerVpcID      string `json:"peer_vpc_id"`
 }
 
+// Project defines model for Project.
+type Project struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
 // ReadReplicaSet defines model for ReadReplicaSet.
 type ReadReplicaSet struct {
+	// ConnectionPooler Present when the pooler is on; absent (sometimes null) otherwise.
 	ConnectionPooler *ConnectionPooler `json:"connection_pooler,omitempty"`
-	CPUMillis        *float64          `json:"cpu_millis,omitempty"`
+	CPUMillis        *int              `json:"cpu_millis,omitempty"`
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
 	ID               *string           `json:"id,omitempty"`
-	MemoryGbs        *float64          `json:"memory_gbs,omitempty"`
+	MemoryGbs        *int              `json:"memory_gbs,omitempty"`
 	Metadata         *ServiceMetadata  `json:"metadata,omitempty"`
 	Name             *string           `json:"name,omitempty"`
 	Nodes            *int              `json:"nodes,omitempty"`
@@ -269,20 +321,17 @@ type ReadReplicaSetCreate struct {
 	Nodes     int    `json:"nodes"`
 }
 
-// ReadReplicaSetResize defines model for ReadReplicaSetResize.
-type ReadReplicaSetResize struct {
-	CPUMillis int  `json:"cpu_millis"`
-	MemoryGbs int  `json:"memory_gbs"`
-	Nodes     *int `json:"nodes,omitempty"`
-}
-
 // ReplicaSetStatus Read replica set status. Clients accept values beyond this list.
 type ReplicaSetStatus string
 
-// ResizeInput defines model for ResizeInput.
+// ResizeInput The body of both resize operations (service and read replica set): digit strings, both
+// required. A replica set's node count cannot be changed.
 type ResizeInput struct {
-	CPUMillis int `json:"cpu_millis"`
-	MemoryGbs int `json:"memory_gbs"`
+	// CPUMillis CPU in milli-cores, e.g. "2000".
+	CPUMillis string `json:"cpu_millis"`
+
+	// MemoryGbs Memory in GB, e.g. "8".
+	MemoryGbs string `json:"memory_gbs"`
 }
 
 // Resource defines model for Resource.
@@ -293,38 +342,51 @@ type Resource struct {
 
 // ResourceSpec defines model for ResourceSpec.
 type ResourceSpec struct {
-	CPUMillis  *float64 `json:"cpu_millis,omitempty"`
-	MemoryGbs  *float64 `json:"memory_gbs,omitempty"`
-	VolumeType *string  `json:"volume_type,omitempty"`
+	// CPUMillis Absent (or null) for a shared-size service.
+	CPUMillis *int `json:"cpu_millis,omitempty"`
+
+	// MemoryGbs Absent (or null) for a shared-size service.
+	MemoryGbs  *int    `json:"memory_gbs,omitempty"`
+	VolumeType *string `json:"volume_type,omitempty"`
 }
 
 // Service defines model for Service.
 type Service struct {
+	// ConnectionPooler Present when the pooler is on; absent (sometimes null) otherwise.
 	ConnectionPooler *ConnectionPooler `json:"connection_pooler,omitempty"`
 	Created          *time.Time        `json:"created,omitempty"`
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
-	ForkedFrom       *ForkedFrom       `json:"forked_from,omitempty"`
-	HaReplicas       *HAReplicas       `json:"ha_replicas,omitempty"`
+
+	// ForkedFrom Present when the service is a fork; absent (sometimes null) otherwise.
+	ForkedFrom *ForkedFrom `json:"forked_from,omitempty"`
+	HaReplicas *HAReplicas `json:"ha_replicas,omitempty"`
 
 	// InitialPassword Only in create and fork responses.
-	InitialPassword *string           `json:"initial_password,omitempty"`
-	Metadata        *ServiceMetadata  `json:"metadata,omitempty"`
+	InitialPassword *string          `json:"initial_password,omitempty"`
+	Metadata        *ServiceMetadata `json:"metadata,omitempty"`
+
+	// Metrics Current usage.
+	Metrics         *ServiceMetrics   `json:"metrics,omitempty"`
 	Name            *string           `json:"name,omitempty"`
-	Paused          *bool             `json:"paused,omitempty"`
 	ProjectID       *string           `json:"project_id,omitempty"`
 	ReadReplicaSets *[]ReadReplicaSet `json:"read_replica_sets,omitempty"`
 	RegionCode      *string           `json:"region_code,omitempty"`
 	Resources       *[]Resource       `json:"resources,omitempty"`
 	ServiceID       *string           `json:"service_id,omitempty"`
 
-	// ServiceType TIMESERIESDB (also spelled TIMESCALEDB), POSTGRES or VECTOR; clients accept any string.
+	// ServiceType TIMESCALEDB or POSTGRES (VECTOR is deprecated; the old spelling TIMESERIESDB may appear);
+	// clients accept any string.
 	ServiceType *string `json:"service_type,omitempty"`
 
 	// Status Service status. Clients accept values beyond this list.
 	Status *ServiceStatus `json:"status,omitempty"`
 
-	// VpcEndpoint Present when the service is attached to a VPC; null, {} or absent otherwise.
-	VpcEndpoint *VPCEndpoint `json:"vpcEndpoint,omitempty"`
+	// VpcEndpointDeprecated The deprecated camelCase twin of vpc_endpoint; read vpc_endpoint first.
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	VpcEndpointDeprecated *VPCEndpoint `json:"vpcEndpoint,omitempty"`
+
+	// VpcEndpoint Present when the service is attached to a VPC; absent (sometimes null) otherwise.
+	VpcEndpoint *VPCEndpoint `json:"vpc_endpoint,omitempty"`
 }
 
 // ServiceCreate defines model for ServiceCreate.
@@ -347,9 +409,33 @@ type ServiceCreate struct {
 	ReplicaCount *int `json:"replica_count,omitempty"`
 }
 
+// ServiceLogs defines model for ServiceLogs.
+type ServiceLogs struct {
+	Entries *[]LogEntry `json:"entries,omitempty"`
+
+	// LastCursor Pass as cursor for the next page; absent on the last page.
+	LastCursor *string `json:"last_cursor,omitempty"`
+
+	// Logs The entries as plain lines (deprecated; read entries).
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Logs []string `json:"logs"`
+}
+
 // ServiceMetadata defines model for ServiceMetadata.
 type ServiceMetadata struct {
 	Environment *string `json:"environment,omitempty"`
+}
+
+// ServiceMetrics Current usage.
+type ServiceMetrics struct {
+	MemoryMb  *int `json:"memory_mb,omitempty"`
+	MilliCPU  *int `json:"milli_cpu,omitempty"`
+	StorageMb *int `json:"storage_mb,omitempty"`
+}
+
+// ServiceRename defines model for ServiceRename.
+type ServiceRename struct {
+	Name string `json:"name"`
 }
 
 // ServiceStatus Service status. Clients accept values beyond this list.
@@ -398,7 +484,7 @@ type VPCCreate struct {
 	RegionCode string `json:"region_code"`
 }
 
-// VPCEndpoint Present when the service is attached to a VPC; null, {} or absent otherwise.
+// VPCEndpoint Present when the service is attached to a VPC; absent (sometimes null) otherwise.
 type VPCEndpoint struct {
 	Host  *string `json:"host,omitempty"`
 	Port  *int    `json:"port,omitempty"`
@@ -428,6 +514,27 @@ type VPCID = string
 // AnalyticsOK defines model for AnalyticsOK.
 type AnalyticsOK = AnalyticsResponse
 
+// GetServiceLogsParams defines parameters for GetServiceLogs.
+type GetServiceLogsParams struct {
+	// Since Only entries at or after this time (RFC 3339).
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only entries before this time (RFC 3339).
+	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+
+	// Cursor The last_cursor of the previous page.
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Search Only entries whose message contains this text.
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+
+	// Severities Only entries of these severities (comma-separated, e.g. ERROR,WARNING).
+	Severities *[]string `form:"severities,omitempty" json:"severities,omitempty"`
+
+	// Node Only entries of this node.
+	Node *string `form:"node,omitempty" json:"node,omitempty"`
+}
+
 // IdentifyJSONRequestBody defines body for Identify for application/json ContentType.
 type IdentifyJSONRequestBody = IdentifyInput
 
@@ -446,11 +553,14 @@ type DetachServiceFromVPCJSONRequestBody = VPCAttachInput
 // ForkServiceJSONRequestBody defines body for ForkService for application/json ContentType.
 type ForkServiceJSONRequestBody = ForkServiceCreate
 
+// RenameServiceJSONRequestBody defines body for RenameService for application/json ContentType.
+type RenameServiceJSONRequestBody = ServiceRename
+
 // CreateReplicaSetJSONRequestBody defines body for CreateReplicaSet for application/json ContentType.
 type CreateReplicaSetJSONRequestBody = ReadReplicaSetCreate
 
 // ResizeReplicaSetJSONRequestBody defines body for ResizeReplicaSet for application/json ContentType.
-type ResizeReplicaSetJSONRequestBody = ReadReplicaSetResize
+type ResizeReplicaSetJSONRequestBody = ResizeInput
 
 // SetReplicaSetEnvironmentJSONRequestBody defines body for SetReplicaSetEnvironment for application/json ContentType.
 type SetReplicaSetEnvironmentJSONRequestBody = SetEnvironmentInput
@@ -578,6 +688,27 @@ type ClientInterface interface {
 	// Corresponds with POST /analytics/track (the `Track` operationId).
 	Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetAuthInfo Get Authentication Info
+	//
+	// What the credentials of this call are (an API key and its project, or an OAuth token).
+	//
+	// Corresponds with GET /auth/info (the `GetAuthInfo` operationId).
+	GetAuthInfo(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Logout Log Out
+	//
+	// Ends an OAuth session. A provider never calls it.
+	//
+	// Corresponds with POST /auth/logout (the `Logout` operationId).
+	Logout(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListProjects List Projects
+	//
+	// The projects the credentials may use.
+	//
+	// Corresponds with GET /projects (the `ListProjects` operationId).
+	ListProjects(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListServices List All Services
 	//
 	// Corresponds with GET /projects/{project_id}/services (the `ListServices` operationId).
@@ -658,6 +789,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /projects/{project_id}/services/{service_id}/forkService (the `ForkService` operationId).
 	ForkService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body ForkServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetServiceLogs Get Service Logs
+	//
+	// One page of the service's log, oldest first. Pass the answer's last_cursor as cursor to get the
+	// next page; an answer without last_cursor is the last page.
+	//
+	// Corresponds with GET /projects/{project_id}/services/{service_id}/logs (the `GetServiceLogs` operationId).
+	GetServiceLogs(ctx context.Context, projectID ProjectID, serviceID ServiceID, params *GetServiceLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameServiceWithBody Rename a Service
+	//
+	// Synchronous.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+	RenameServiceWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameService Rename a Service
+	//
+	// Synchronous.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+	RenameService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body RenameServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListReplicaSets Get Read Replica Sets
 	//
@@ -762,6 +919,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /projects/{project_id}/services/{service_id}/setHA (the `SetHA` operationId).
 	SetHA(ctx context.Context, projectID ProjectID, serviceID ServiceID, body SetHAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartService Start (Resume) a Service
+	//
+	// The service goes RESUMING, then READY. Only a PAUSED service can be started (409 otherwise).
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/start (the `StartService` operationId).
+	StartService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StopService Stop (Pause) a Service
+	//
+	// The service goes PAUSING, then PAUSED. Only a READY service can be stopped (409 otherwise).
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/stop (the `StopService` operationId).
+	StopService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdatePasswordWithBody Update Service Password
 	//
@@ -910,6 +1081,57 @@ func (c *RawClient) TrackWithBody(ctx context.Context, contentType string, body 
 // Corresponds with POST /analytics/track (the `Track` operationId).
 func (c *RawClient) Track(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTrackRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAuthInfo Get Authentication Info
+//
+// What the credentials of this call are (an API key and its project, or an OAuth token).
+//
+// Corresponds with GET /auth/info (the `GetAuthInfo` operationId).
+func (c *RawClient) GetAuthInfo(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAuthInfoRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Logout Log Out
+//
+// Ends an OAuth session. A provider never calls it.
+//
+// Corresponds with POST /auth/logout (the `Logout` operationId).
+func (c *RawClient) Logout(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLogoutRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListProjects List Projects
+//
+// The projects the credentials may use.
+//
+// Corresponds with GET /projects (the `ListProjects` operationId).
+func (c *RawClient) ListProjects(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListProjectsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -1121,6 +1343,62 @@ func (c *RawClient) ForkServiceWithBody(ctx context.Context, projectID ProjectID
 // Corresponds with POST /projects/{project_id}/services/{service_id}/forkService (the `ForkService` operationId).
 func (c *RawClient) ForkService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body ForkServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewForkServiceRequest(c.Server, projectID, serviceID, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetServiceLogs Get Service Logs
+//
+// One page of the service's log, oldest first. Pass the answer's last_cursor as cursor to get the
+// next page; an answer without last_cursor is the last page.
+//
+// Corresponds with GET /projects/{project_id}/services/{service_id}/logs (the `GetServiceLogs` operationId).
+func (c *RawClient) GetServiceLogs(ctx context.Context, projectID ProjectID, serviceID ServiceID, params *GetServiceLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetServiceLogsRequest(c.Server, projectID, serviceID, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameServiceWithBody Rename a Service
+//
+// Synchronous.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+func (c *RawClient) RenameServiceWithBody(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameServiceRequestWithBody(c.Server, projectID, serviceID, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameService Rename a Service
+//
+// Synchronous.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+func (c *RawClient) RenameService(ctx context.Context, projectID ProjectID, serviceID ServiceID, body RenameServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameServiceRequest(c.Server, projectID, serviceID, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1385,6 +1663,40 @@ func (c *RawClient) SetHAWithBody(ctx context.Context, projectID ProjectID, serv
 // Corresponds with POST /projects/{project_id}/services/{service_id}/setHA (the `SetHA` operationId).
 func (c *RawClient) SetHA(ctx context.Context, projectID ProjectID, serviceID ServiceID, body SetHAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetHARequest(c.Server, projectID, serviceID, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartService Start (Resume) a Service
+//
+// The service goes RESUMING, then READY. Only a PAUSED service can be started (409 otherwise).
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/start (the `StartService` operationId).
+func (c *RawClient) StartService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartServiceRequest(c.Server, projectID, serviceID)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StopService Stop (Pause) a Service
+//
+// The service goes PAUSING, then PAUSED. Only a READY service can be stopped (409 otherwise).
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/stop (the `StopService` operationId).
+func (c *RawClient) StopService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStopServiceRequest(c.Server, projectID, serviceID)
 	if err != nil {
 		return nil, err
 	}
@@ -1699,6 +2011,87 @@ func NewTrackRequestWithBody(server string, contentType string, body io.Reader) 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetAuthInfoRequest constructs an http.Request for the GetAuthInfo method
+func NewGetAuthInfoRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/info")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewLogoutRequest constructs an http.Request for the Logout method
+func NewLogoutRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/logout")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListProjectsRequest constructs an http.Request for the ListProjects method
+func NewListProjectsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -2091,6 +2484,188 @@ func NewForkServiceRequestWithBody(server string, projectID ProjectID, serviceID
 	}
 
 	operationPath := fmt.Sprintf("/projects/%s/services/%s/forkService", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetServiceLogsRequest constructs an http.Request for the GetServiceLogs method
+func NewGetServiceLogsRequest(server string, projectID ProjectID, serviceID ServiceID, params *GetServiceLogsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service_id", serviceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/services/%s/logs", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Search != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "search", *params.Search, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Severities != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "severities", *params.Severities, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "array", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Node != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "node", *params.Node, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRenameServiceRequest calls the generic RenameService builder with application/json body
+func NewRenameServiceRequest(server string, projectID ProjectID, serviceID ServiceID, body RenameServiceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenameServiceRequestWithBody(server, projectID, serviceID, "application/json", bodyReader)
+}
+
+// NewRenameServiceRequestWithBody constructs an http.Request for the RenameService method, with any body, and a specified content type
+func NewRenameServiceRequestWithBody(server string, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service_id", serviceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/services/%s/rename", pathParam0, pathParam1)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -2633,6 +3208,88 @@ func NewSetHARequestWithBody(server string, projectID ProjectID, serviceID Servi
 	return req, nil
 }
 
+// NewStartServiceRequest constructs an http.Request for the StartService method
+func NewStartServiceRequest(server string, projectID ProjectID, serviceID ServiceID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service_id", serviceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/services/%s/start", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStopServiceRequest constructs an http.Request for the StopService method
+func NewStopServiceRequest(server string, projectID ProjectID, serviceID ServiceID) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "project_id", projectID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "service_id", serviceID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/projects/%s/services/%s/stop", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewUpdatePasswordRequest calls the generic UpdatePassword builder with application/json body
 func NewUpdatePasswordRequest(server string, projectID ProjectID, serviceID ServiceID, body UpdatePasswordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3167,6 +3824,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /analytics/track (the `Track` operationId).
 	TrackWithResponse(ctx context.Context, body TrackJSONRequestBody, reqEditors ...RequestEditorFn) (*TrackResponse, error)
 
+	// GetAuthInfoWithResponse Get Authentication Info
+	//
+	// What the credentials of this call are (an API key and its project, or an OAuth token).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /auth/info (the `GetAuthInfo` operationId).
+	GetAuthInfoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuthInfoResponse, error)
+
+	// LogoutWithResponse Log Out
+	//
+	// Ends an OAuth session. A provider never calls it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /auth/logout (the `Logout` operationId).
+	LogoutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogoutResponse, error)
+
+	// ListProjectsWithResponse List Projects
+	//
+	// The projects the credentials may use.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /projects (the `ListProjects` operationId).
+	ListProjectsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProjectsResponse, error)
+
 	// ListServicesWithResponse List All Services
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -3257,6 +3941,34 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /projects/{project_id}/services/{service_id}/forkService (the `ForkService` operationId).
 	ForkServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, body ForkServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*ForkServiceResponse, error)
+
+	// GetServiceLogsWithResponse Get Service Logs
+	//
+	// One page of the service's log, oldest first. Pass the answer's last_cursor as cursor to get the
+	// next page; an answer without last_cursor is the last page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /projects/{project_id}/services/{service_id}/logs (the `GetServiceLogs` operationId).
+	GetServiceLogsWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, params *GetServiceLogsParams, reqEditors ...RequestEditorFn) (*GetServiceLogsResponse, error)
+
+	// RenameServiceWithBodyWithResponse Rename a Service
+	//
+	// Synchronous.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+	RenameServiceWithBodyWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenameServiceResponse, error)
+
+	// RenameServiceWithResponse Rename a Service
+	//
+	// Synchronous.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+	RenameServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, body RenameServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*RenameServiceResponse, error)
 
 	// ListReplicaSetsWithResponse Get Read Replica Sets
 	//
@@ -3370,6 +4082,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /projects/{project_id}/services/{service_id}/setHA (the `SetHA` operationId).
 	SetHAWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, body SetHAJSONRequestBody, reqEditors ...RequestEditorFn) (*SetHAResponse, error)
 
+	// StartServiceWithResponse Start (Resume) a Service
+	//
+	// The service goes RESUMING, then READY. Only a PAUSED service can be started (409 otherwise).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/start (the `StartService` operationId).
+	StartServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*StartServiceResponse, error)
+
+	// StopServiceWithResponse Stop (Pause) a Service
+	//
+	// The service goes PAUSING, then PAUSED. Only a READY service can be stopped (409 otherwise).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /projects/{project_id}/services/{service_id}/stop (the `StopService` operationId).
+	StopServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*StopServiceResponse, error)
+
 	// UpdatePasswordWithBodyWithResponse Update Service Password
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -3471,8 +4201,13 @@ type ClientWithResponsesInterface interface {
 	RenameVPCWithResponse(ctx context.Context, projectID ProjectID, vpcID VPCID, body RenameVPCJSONRequestBody, reqEditors ...RequestEditorFn) (*RenameVPCResponse, error)
 }
 
-// IdentifyResponseDefaultHeaders the declared response headers of an HTTP default response for Identify
-type IdentifyResponseDefaultHeaders struct {
+// IdentifyResponse4XXHeaders the declared response headers of an HTTP 4XX response for Identify
+type IdentifyResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// IdentifyResponse5XXHeaders the declared response headers of an HTTP 5XX response for Identify
+type IdentifyResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -3481,10 +4216,14 @@ type IdentifyResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *AnalyticsOK
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *IdentifyResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *IdentifyResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *IdentifyResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3492,9 +4231,14 @@ func (r IdentifyResponse) GetJSON200() *AnalyticsOK {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r IdentifyResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r IdentifyResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r IdentifyResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3526,8 +4270,13 @@ func (r IdentifyResponse) ContentType() string {
 	return ""
 }
 
-// TrackResponseDefaultHeaders the declared response headers of an HTTP default response for Track
-type TrackResponseDefaultHeaders struct {
+// TrackResponse4XXHeaders the declared response headers of an HTTP 4XX response for Track
+type TrackResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// TrackResponse5XXHeaders the declared response headers of an HTTP 5XX response for Track
+type TrackResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -3536,10 +4285,14 @@ type TrackResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *AnalyticsOK
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *TrackResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *TrackResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *TrackResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3547,9 +4300,14 @@ func (r TrackResponse) GetJSON200() *AnalyticsOK {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r TrackResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r TrackResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r TrackResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3581,8 +4339,213 @@ func (r TrackResponse) ContentType() string {
 	return ""
 }
 
-// ListServicesResponseDefaultHeaders the declared response headers of an HTTP default response for ListServices
-type ListServicesResponseDefaultHeaders struct {
+// GetAuthInfoResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetAuthInfo
+type GetAuthInfoResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// GetAuthInfoResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetAuthInfo
+type GetAuthInfoResponse5XXHeaders struct {
+	RetryAfter *int
+}
+
+type GetAuthInfoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthInfo
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetAuthInfoResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetAuthInfoResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAuthInfoResponse) GetJSON200() *AuthInfo {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetAuthInfoResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetAuthInfoResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAuthInfoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAuthInfoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAuthInfoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAuthInfoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LogoutResponse4XXHeaders the declared response headers of an HTTP 4XX response for Logout
+type LogoutResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// LogoutResponse5XXHeaders the declared response headers of an HTTP 5XX response for Logout
+type LogoutResponse5XXHeaders struct {
+	RetryAfter *int
+}
+
+type LogoutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *LogoutResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *LogoutResponse5XXHeaders
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r LogoutResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r LogoutResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r LogoutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LogoutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LogoutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LogoutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListProjectsResponse4XXHeaders the declared response headers of an HTTP 4XX response for ListProjects
+type ListProjectsResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ListProjectsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListProjects
+type ListProjectsResponse5XXHeaders struct {
+	RetryAfter *int
+}
+
+type ListProjectsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Project
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ListProjectsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListProjectsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListProjectsResponse) GetJSON200() *[]Project {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListProjectsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListProjectsResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r ListProjectsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListProjectsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListProjectsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListProjectsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListServicesResponse4XXHeaders the declared response headers of an HTTP 4XX response for ListServices
+type ListServicesResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ListServicesResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListServices
+type ListServicesResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -3591,10 +4554,14 @@ type ListServicesResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]Service
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *ListServicesResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ListServicesResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListServicesResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3602,9 +4569,14 @@ func (r ListServicesResponse) GetJSON200() *[]Service {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ListServicesResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListServicesResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListServicesResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3636,8 +4608,13 @@ func (r ListServicesResponse) ContentType() string {
 	return ""
 }
 
-// CreateServiceResponseDefaultHeaders the declared response headers of an HTTP default response for CreateService
-type CreateServiceResponseDefaultHeaders struct {
+// CreateServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for CreateService
+type CreateServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// CreateServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreateService
+type CreateServiceResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -3646,10 +4623,14 @@ type CreateServiceResponse struct {
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
 	JSON202 *Service
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *CreateServiceResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CreateServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *CreateServiceResponse5XXHeaders
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -3657,9 +4638,14 @@ func (r CreateServiceResponse) GetJSON202() *Service {
 	return r.JSON202
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r CreateServiceResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r CreateServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r CreateServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3691,23 +4677,37 @@ func (r CreateServiceResponse) ContentType() string {
 	return ""
 }
 
-// DeleteServiceResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteService
-type DeleteServiceResponseDefaultHeaders struct {
+// DeleteServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for DeleteService
+type DeleteServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// DeleteServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for DeleteService
+type DeleteServiceResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type DeleteServiceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *DeleteServiceResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DeleteServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DeleteServiceResponse5XXHeaders
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DeleteServiceResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DeleteServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DeleteServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3739,8 +4739,13 @@ func (r DeleteServiceResponse) ContentType() string {
 	return ""
 }
 
-// GetServiceResponseDefaultHeaders the declared response headers of an HTTP default response for GetService
-type GetServiceResponseDefaultHeaders struct {
+// GetServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetService
+type GetServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// GetServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetService
+type GetServiceResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -3749,10 +4754,14 @@ type GetServiceResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Service
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *GetServiceResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetServiceResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -3760,9 +4769,14 @@ func (r GetServiceResponse) GetJSON200() *Service {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r GetServiceResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3794,30 +4808,37 @@ func (r GetServiceResponse) ContentType() string {
 	return ""
 }
 
-// AttachServiceToVPCResponseDefaultHeaders the declared response headers of an HTTP default response for AttachServiceToVPC
-type AttachServiceToVPCResponseDefaultHeaders struct {
+// AttachServiceToVPCResponse4XXHeaders the declared response headers of an HTTP 4XX response for AttachServiceToVPC
+type AttachServiceToVPCResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// AttachServiceToVPCResponse5XXHeaders the declared response headers of an HTTP 5XX response for AttachServiceToVPC
+type AttachServiceToVPCResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type AttachServiceToVPCResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *AttachServiceToVPCResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *AttachServiceToVPCResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *AttachServiceToVPCResponse5XXHeaders
 }
 
-// GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r AttachServiceToVPCResponse) GetJSON202() *Message {
-	return r.JSON202
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r AttachServiceToVPCResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r AttachServiceToVPCResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r AttachServiceToVPCResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3849,30 +4870,37 @@ func (r AttachServiceToVPCResponse) ContentType() string {
 	return ""
 }
 
-// DetachServiceFromVPCResponseDefaultHeaders the declared response headers of an HTTP default response for DetachServiceFromVPC
-type DetachServiceFromVPCResponseDefaultHeaders struct {
+// DetachServiceFromVPCResponse4XXHeaders the declared response headers of an HTTP 4XX response for DetachServiceFromVPC
+type DetachServiceFromVPCResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// DetachServiceFromVPCResponse5XXHeaders the declared response headers of an HTTP 5XX response for DetachServiceFromVPC
+type DetachServiceFromVPCResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type DetachServiceFromVPCResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON202 the response for an HTTP 202 `application/json` response
-	JSON202 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *DetachServiceFromVPCResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DetachServiceFromVPCResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DetachServiceFromVPCResponse5XXHeaders
 }
 
-// GetJSON202 returns the response for an HTTP 202 `application/json` response
-func (r DetachServiceFromVPCResponse) GetJSON202() *Message {
-	return r.JSON202
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DetachServiceFromVPCResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DetachServiceFromVPCResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DetachServiceFromVPCResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3904,30 +4932,37 @@ func (r DetachServiceFromVPCResponse) ContentType() string {
 	return ""
 }
 
-// DisablePoolerResponseDefaultHeaders the declared response headers of an HTTP default response for DisablePooler
-type DisablePoolerResponseDefaultHeaders struct {
+// DisablePoolerResponse4XXHeaders the declared response headers of an HTTP 4XX response for DisablePooler
+type DisablePoolerResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// DisablePoolerResponse5XXHeaders the declared response headers of an HTTP 5XX response for DisablePooler
+type DisablePoolerResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type DisablePoolerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *DisablePoolerResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DisablePoolerResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DisablePoolerResponse5XXHeaders
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DisablePoolerResponse) GetJSON200() *Message {
-	return r.JSON200
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DisablePoolerResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DisablePoolerResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DisablePoolerResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -3959,30 +4994,37 @@ func (r DisablePoolerResponse) ContentType() string {
 	return ""
 }
 
-// EnablePoolerResponseDefaultHeaders the declared response headers of an HTTP default response for EnablePooler
-type EnablePoolerResponseDefaultHeaders struct {
+// EnablePoolerResponse4XXHeaders the declared response headers of an HTTP 4XX response for EnablePooler
+type EnablePoolerResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// EnablePoolerResponse5XXHeaders the declared response headers of an HTTP 5XX response for EnablePooler
+type EnablePoolerResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type EnablePoolerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *EnablePoolerResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *EnablePoolerResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *EnablePoolerResponse5XXHeaders
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r EnablePoolerResponse) GetJSON200() *Message {
-	return r.JSON200
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r EnablePoolerResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r EnablePoolerResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r EnablePoolerResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4014,8 +5056,13 @@ func (r EnablePoolerResponse) ContentType() string {
 	return ""
 }
 
-// ForkServiceResponseDefaultHeaders the declared response headers of an HTTP default response for ForkService
-type ForkServiceResponseDefaultHeaders struct {
+// ForkServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for ForkService
+type ForkServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ForkServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for ForkService
+type ForkServiceResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4024,10 +5071,14 @@ type ForkServiceResponse struct {
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
 	JSON202 *Service
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *ForkServiceResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ForkServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ForkServiceResponse5XXHeaders
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -4035,9 +5086,14 @@ func (r ForkServiceResponse) GetJSON202() *Service {
 	return r.JSON202
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ForkServiceResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ForkServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ForkServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4069,8 +5125,151 @@ func (r ForkServiceResponse) ContentType() string {
 	return ""
 }
 
-// ListReplicaSetsResponseDefaultHeaders the declared response headers of an HTTP default response for ListReplicaSets
-type ListReplicaSetsResponseDefaultHeaders struct {
+// GetServiceLogsResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetServiceLogs
+type GetServiceLogsResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// GetServiceLogsResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetServiceLogs
+type GetServiceLogsResponse5XXHeaders struct {
+	RetryAfter *int
+}
+
+type GetServiceLogsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ServiceLogs
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetServiceLogsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetServiceLogsResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetServiceLogsResponse) GetJSON200() *ServiceLogs {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetServiceLogsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetServiceLogsResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r GetServiceLogsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetServiceLogsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetServiceLogsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetServiceLogsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RenameServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for RenameService
+type RenameServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// RenameServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for RenameService
+type RenameServiceResponse5XXHeaders struct {
+	RetryAfter *int
+}
+
+type RenameServiceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Service
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *RenameServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *RenameServiceResponse5XXHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RenameServiceResponse) GetJSON200() *Service {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r RenameServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r RenameServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r RenameServiceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RenameServiceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RenameServiceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RenameServiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListReplicaSetsResponse4XXHeaders the declared response headers of an HTTP 4XX response for ListReplicaSets
+type ListReplicaSetsResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ListReplicaSetsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListReplicaSets
+type ListReplicaSetsResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4079,10 +5278,14 @@ type ListReplicaSetsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]ReadReplicaSet
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *ListReplicaSetsResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ListReplicaSetsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListReplicaSetsResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4090,9 +5293,14 @@ func (r ListReplicaSetsResponse) GetJSON200() *[]ReadReplicaSet {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ListReplicaSetsResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListReplicaSetsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListReplicaSetsResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4124,8 +5332,13 @@ func (r ListReplicaSetsResponse) ContentType() string {
 	return ""
 }
 
-// CreateReplicaSetResponseDefaultHeaders the declared response headers of an HTTP default response for CreateReplicaSet
-type CreateReplicaSetResponseDefaultHeaders struct {
+// CreateReplicaSetResponse4XXHeaders the declared response headers of an HTTP 4XX response for CreateReplicaSet
+type CreateReplicaSetResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// CreateReplicaSetResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreateReplicaSet
+type CreateReplicaSetResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4134,10 +5347,14 @@ type CreateReplicaSetResponse struct {
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
 	JSON202 *ReadReplicaSet
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *CreateReplicaSetResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CreateReplicaSetResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *CreateReplicaSetResponse5XXHeaders
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -4145,9 +5362,14 @@ func (r CreateReplicaSetResponse) GetJSON202() *ReadReplicaSet {
 	return r.JSON202
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r CreateReplicaSetResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r CreateReplicaSetResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r CreateReplicaSetResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4179,23 +5401,37 @@ func (r CreateReplicaSetResponse) ContentType() string {
 	return ""
 }
 
-// DeleteReplicaSetResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteReplicaSet
-type DeleteReplicaSetResponseDefaultHeaders struct {
+// DeleteReplicaSetResponse4XXHeaders the declared response headers of an HTTP 4XX response for DeleteReplicaSet
+type DeleteReplicaSetResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// DeleteReplicaSetResponse5XXHeaders the declared response headers of an HTTP 5XX response for DeleteReplicaSet
+type DeleteReplicaSetResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type DeleteReplicaSetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *DeleteReplicaSetResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DeleteReplicaSetResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DeleteReplicaSetResponse5XXHeaders
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DeleteReplicaSetResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DeleteReplicaSetResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DeleteReplicaSetResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4227,30 +5463,37 @@ func (r DeleteReplicaSetResponse) ContentType() string {
 	return ""
 }
 
-// DisableReplicaSetPoolerResponseDefaultHeaders the declared response headers of an HTTP default response for DisableReplicaSetPooler
-type DisableReplicaSetPoolerResponseDefaultHeaders struct {
+// DisableReplicaSetPoolerResponse4XXHeaders the declared response headers of an HTTP 4XX response for DisableReplicaSetPooler
+type DisableReplicaSetPoolerResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// DisableReplicaSetPoolerResponse5XXHeaders the declared response headers of an HTTP 5XX response for DisableReplicaSetPooler
+type DisableReplicaSetPoolerResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type DisableReplicaSetPoolerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *DisableReplicaSetPoolerResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DisableReplicaSetPoolerResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DisableReplicaSetPoolerResponse5XXHeaders
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r DisableReplicaSetPoolerResponse) GetJSON200() *Message {
-	return r.JSON200
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DisableReplicaSetPoolerResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DisableReplicaSetPoolerResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DisableReplicaSetPoolerResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4282,30 +5525,37 @@ func (r DisableReplicaSetPoolerResponse) ContentType() string {
 	return ""
 }
 
-// EnableReplicaSetPoolerResponseDefaultHeaders the declared response headers of an HTTP default response for EnableReplicaSetPooler
-type EnableReplicaSetPoolerResponseDefaultHeaders struct {
+// EnableReplicaSetPoolerResponse4XXHeaders the declared response headers of an HTTP 4XX response for EnableReplicaSetPooler
+type EnableReplicaSetPoolerResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// EnableReplicaSetPoolerResponse5XXHeaders the declared response headers of an HTTP 5XX response for EnableReplicaSetPooler
+type EnableReplicaSetPoolerResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type EnableReplicaSetPoolerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *EnableReplicaSetPoolerResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *EnableReplicaSetPoolerResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *EnableReplicaSetPoolerResponse5XXHeaders
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r EnableReplicaSetPoolerResponse) GetJSON200() *Message {
-	return r.JSON200
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r EnableReplicaSetPoolerResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r EnableReplicaSetPoolerResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r EnableReplicaSetPoolerResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4337,23 +5587,37 @@ func (r EnableReplicaSetPoolerResponse) ContentType() string {
 	return ""
 }
 
-// ResizeReplicaSetResponseDefaultHeaders the declared response headers of an HTTP default response for ResizeReplicaSet
-type ResizeReplicaSetResponseDefaultHeaders struct {
+// ResizeReplicaSetResponse4XXHeaders the declared response headers of an HTTP 4XX response for ResizeReplicaSet
+type ResizeReplicaSetResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ResizeReplicaSetResponse5XXHeaders the declared response headers of an HTTP 5XX response for ResizeReplicaSet
+type ResizeReplicaSetResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type ResizeReplicaSetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *ResizeReplicaSetResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ResizeReplicaSetResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ResizeReplicaSetResponse5XXHeaders
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ResizeReplicaSetResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ResizeReplicaSetResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ResizeReplicaSetResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4385,30 +5649,37 @@ func (r ResizeReplicaSetResponse) ContentType() string {
 	return ""
 }
 
-// SetReplicaSetEnvironmentResponseDefaultHeaders the declared response headers of an HTTP default response for SetReplicaSetEnvironment
-type SetReplicaSetEnvironmentResponseDefaultHeaders struct {
+// SetReplicaSetEnvironmentResponse4XXHeaders the declared response headers of an HTTP 4XX response for SetReplicaSetEnvironment
+type SetReplicaSetEnvironmentResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// SetReplicaSetEnvironmentResponse5XXHeaders the declared response headers of an HTTP 5XX response for SetReplicaSetEnvironment
+type SetReplicaSetEnvironmentResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type SetReplicaSetEnvironmentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *SetReplicaSetEnvironmentResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *SetReplicaSetEnvironmentResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *SetReplicaSetEnvironmentResponse5XXHeaders
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r SetReplicaSetEnvironmentResponse) GetJSON200() *Message {
-	return r.JSON200
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SetReplicaSetEnvironmentResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r SetReplicaSetEnvironmentResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r SetReplicaSetEnvironmentResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4440,23 +5711,44 @@ func (r SetReplicaSetEnvironmentResponse) ContentType() string {
 	return ""
 }
 
-// ResizeServiceResponseDefaultHeaders the declared response headers of an HTTP default response for ResizeService
-type ResizeServiceResponseDefaultHeaders struct {
+// ResizeServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for ResizeService
+type ResizeServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ResizeServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for ResizeService
+type ResizeServiceResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type ResizeServiceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *ResizeServiceResponseDefaultHeaders
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Service
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ResizeServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ResizeServiceResponse5XXHeaders
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ResizeServiceResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ResizeServiceResponse) GetJSON202() *Service {
+	return r.JSON202
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ResizeServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ResizeServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4488,30 +5780,37 @@ func (r ResizeServiceResponse) ContentType() string {
 	return ""
 }
 
-// SetEnvironmentResponseDefaultHeaders the declared response headers of an HTTP default response for SetEnvironment
-type SetEnvironmentResponseDefaultHeaders struct {
+// SetEnvironmentResponse4XXHeaders the declared response headers of an HTTP 4XX response for SetEnvironment
+type SetEnvironmentResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// SetEnvironmentResponse5XXHeaders the declared response headers of an HTTP 5XX response for SetEnvironment
+type SetEnvironmentResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type SetEnvironmentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *Message
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *SetEnvironmentResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *SetEnvironmentResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *SetEnvironmentResponse5XXHeaders
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r SetEnvironmentResponse) GetJSON200() *Message {
-	return r.JSON200
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SetEnvironmentResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r SetEnvironmentResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r SetEnvironmentResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4543,8 +5842,13 @@ func (r SetEnvironmentResponse) ContentType() string {
 	return ""
 }
 
-// SetHAResponseDefaultHeaders the declared response headers of an HTTP default response for SetHA
-type SetHAResponseDefaultHeaders struct {
+// SetHAResponse4XXHeaders the declared response headers of an HTTP 4XX response for SetHA
+type SetHAResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// SetHAResponse5XXHeaders the declared response headers of an HTTP 5XX response for SetHA
+type SetHAResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4553,10 +5857,14 @@ type SetHAResponse struct {
 	HTTPResponse *http.Response
 	// JSON202 the response for an HTTP 202 `application/json` response
 	JSON202 *Service
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *SetHAResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *SetHAResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *SetHAResponse5XXHeaders
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -4564,9 +5872,14 @@ func (r SetHAResponse) GetJSON202() *Service {
 	return r.JSON202
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r SetHAResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SetHAResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r SetHAResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4598,23 +5911,175 @@ func (r SetHAResponse) ContentType() string {
 	return ""
 }
 
-// UpdatePasswordResponseDefaultHeaders the declared response headers of an HTTP default response for UpdatePassword
-type UpdatePasswordResponseDefaultHeaders struct {
+// StartServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for StartService
+type StartServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// StartServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for StartService
+type StartServiceResponse5XXHeaders struct {
+	RetryAfter *int
+}
+
+type StartServiceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Service
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *StartServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *StartServiceResponse5XXHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r StartServiceResponse) GetJSON202() *Service {
+	return r.JSON202
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r StartServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r StartServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r StartServiceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartServiceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartServiceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartServiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StopServiceResponse4XXHeaders the declared response headers of an HTTP 4XX response for StopService
+type StopServiceResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// StopServiceResponse5XXHeaders the declared response headers of an HTTP 5XX response for StopService
+type StopServiceResponse5XXHeaders struct {
+	RetryAfter *int
+}
+
+type StopServiceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Service
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *StopServiceResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *StopServiceResponse5XXHeaders
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r StopServiceResponse) GetJSON202() *Service {
+	return r.JSON202
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r StopServiceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r StopServiceResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
+}
+
+// GetBody returns the raw response body bytes
+func (r StopServiceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StopServiceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StopServiceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StopServiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdatePasswordResponse4XXHeaders the declared response headers of an HTTP 4XX response for UpdatePassword
+type UpdatePasswordResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// UpdatePasswordResponse5XXHeaders the declared response headers of an HTTP 5XX response for UpdatePassword
+type UpdatePasswordResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type UpdatePasswordResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *UpdatePasswordResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *UpdatePasswordResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *UpdatePasswordResponse5XXHeaders
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r UpdatePasswordResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r UpdatePasswordResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r UpdatePasswordResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4646,8 +6111,13 @@ func (r UpdatePasswordResponse) ContentType() string {
 	return ""
 }
 
-// ListVPCsResponseDefaultHeaders the declared response headers of an HTTP default response for ListVPCs
-type ListVPCsResponseDefaultHeaders struct {
+// ListVPCsResponse4XXHeaders the declared response headers of an HTTP 4XX response for ListVPCs
+type ListVPCsResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ListVPCsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListVPCs
+type ListVPCsResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4656,10 +6126,14 @@ type ListVPCsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]VPC
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *ListVPCsResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ListVPCsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListVPCsResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4667,9 +6141,14 @@ func (r ListVPCsResponse) GetJSON200() *[]VPC {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ListVPCsResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListVPCsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListVPCsResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4701,8 +6180,13 @@ func (r ListVPCsResponse) ContentType() string {
 	return ""
 }
 
-// CreateVPCResponseDefaultHeaders the declared response headers of an HTTP default response for CreateVPC
-type CreateVPCResponseDefaultHeaders struct {
+// CreateVPCResponse4XXHeaders the declared response headers of an HTTP 4XX response for CreateVPC
+type CreateVPCResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// CreateVPCResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreateVPC
+type CreateVPCResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4711,10 +6195,14 @@ type CreateVPCResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *VPC
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *CreateVPCResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CreateVPCResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *CreateVPCResponse5XXHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4722,9 +6210,14 @@ func (r CreateVPCResponse) GetJSON201() *VPC {
 	return r.JSON201
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r CreateVPCResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r CreateVPCResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r CreateVPCResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4756,23 +6249,37 @@ func (r CreateVPCResponse) ContentType() string {
 	return ""
 }
 
-// DeleteVPCResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteVPC
-type DeleteVPCResponseDefaultHeaders struct {
+// DeleteVPCResponse4XXHeaders the declared response headers of an HTTP 4XX response for DeleteVPC
+type DeleteVPCResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// DeleteVPCResponse5XXHeaders the declared response headers of an HTTP 5XX response for DeleteVPC
+type DeleteVPCResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type DeleteVPCResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *DeleteVPCResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DeleteVPCResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DeleteVPCResponse5XXHeaders
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DeleteVPCResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DeleteVPCResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DeleteVPCResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4804,8 +6311,13 @@ func (r DeleteVPCResponse) ContentType() string {
 	return ""
 }
 
-// GetVPCResponseDefaultHeaders the declared response headers of an HTTP default response for GetVPC
-type GetVPCResponseDefaultHeaders struct {
+// GetVPCResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetVPC
+type GetVPCResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// GetVPCResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetVPC
+type GetVPCResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4814,10 +6326,14 @@ type GetVPCResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *VPC
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *GetVPCResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetVPCResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetVPCResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4825,9 +6341,14 @@ func (r GetVPCResponse) GetJSON200() *VPC {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r GetVPCResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetVPCResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetVPCResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4859,8 +6380,13 @@ func (r GetVPCResponse) ContentType() string {
 	return ""
 }
 
-// ListPeeringsResponseDefaultHeaders the declared response headers of an HTTP default response for ListPeerings
-type ListPeeringsResponseDefaultHeaders struct {
+// ListPeeringsResponse4XXHeaders the declared response headers of an HTTP 4XX response for ListPeerings
+type ListPeeringsResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// ListPeeringsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListPeerings
+type ListPeeringsResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4869,10 +6395,14 @@ type ListPeeringsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *[]Peering
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *ListPeeringsResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *ListPeeringsResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListPeeringsResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4880,9 +6410,14 @@ func (r ListPeeringsResponse) GetJSON200() *[]Peering {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ListPeeringsResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListPeeringsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListPeeringsResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4914,8 +6449,13 @@ func (r ListPeeringsResponse) ContentType() string {
 	return ""
 }
 
-// CreatePeeringResponseDefaultHeaders the declared response headers of an HTTP default response for CreatePeering
-type CreatePeeringResponseDefaultHeaders struct {
+// CreatePeeringResponse4XXHeaders the declared response headers of an HTTP 4XX response for CreatePeering
+type CreatePeeringResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// CreatePeeringResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreatePeering
+type CreatePeeringResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -4924,10 +6464,14 @@ type CreatePeeringResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *Peering
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *CreatePeeringResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *CreatePeeringResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *CreatePeeringResponse5XXHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -4935,9 +6479,14 @@ func (r CreatePeeringResponse) GetJSON201() *Peering {
 	return r.JSON201
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r CreatePeeringResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r CreatePeeringResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r CreatePeeringResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -4969,23 +6518,37 @@ func (r CreatePeeringResponse) ContentType() string {
 	return ""
 }
 
-// DeletePeeringResponseDefaultHeaders the declared response headers of an HTTP default response for DeletePeering
-type DeletePeeringResponseDefaultHeaders struct {
+// DeletePeeringResponse4XXHeaders the declared response headers of an HTTP 4XX response for DeletePeering
+type DeletePeeringResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// DeletePeeringResponse5XXHeaders the declared response headers of an HTTP 5XX response for DeletePeering
+type DeletePeeringResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type DeletePeeringResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *DeletePeeringResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *DeletePeeringResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *DeletePeeringResponse5XXHeaders
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DeletePeeringResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DeletePeeringResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r DeletePeeringResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5017,8 +6580,13 @@ func (r DeletePeeringResponse) ContentType() string {
 	return ""
 }
 
-// GetPeeringResponseDefaultHeaders the declared response headers of an HTTP default response for GetPeering
-type GetPeeringResponseDefaultHeaders struct {
+// GetPeeringResponse4XXHeaders the declared response headers of an HTTP 4XX response for GetPeering
+type GetPeeringResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// GetPeeringResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetPeering
+type GetPeeringResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
@@ -5027,10 +6595,14 @@ type GetPeeringResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Peering
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *GetPeeringResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *GetPeeringResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetPeeringResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5038,9 +6610,14 @@ func (r GetPeeringResponse) GetJSON200() *Peering {
 	return r.JSON200
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r GetPeeringResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetPeeringResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetPeeringResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5072,30 +6649,37 @@ func (r GetPeeringResponse) ContentType() string {
 	return ""
 }
 
-// RenameVPCResponseDefaultHeaders the declared response headers of an HTTP default response for RenameVPC
-type RenameVPCResponseDefaultHeaders struct {
+// RenameVPCResponse4XXHeaders the declared response headers of an HTTP 4XX response for RenameVPC
+type RenameVPCResponse4XXHeaders struct {
+	RetryAfter *int
+}
+
+// RenameVPCResponse5XXHeaders the declared response headers of an HTTP 5XX response for RenameVPC
+type RenameVPCResponse5XXHeaders struct {
 	RetryAfter *int
 }
 
 type RenameVPCResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *VPC
-	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
-	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *RenameVPCResponseDefaultHeaders
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *Error
+	// Headers4XX the parsed response headers for an HTTP 4XX response
+	Headers4XX *RenameVPCResponse4XXHeaders
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *RenameVPCResponse5XXHeaders
 }
 
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r RenameVPCResponse) GetJSON200() *VPC {
-	return r.JSON200
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r RenameVPCResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
 }
 
-// GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r RenameVPCResponse) GetJSONDefault() *Error {
-	return r.JSONDefault
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r RenameVPCResponse) GetJSON5XX() *Error {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5177,6 +6761,51 @@ func (c *ClientWithResponses) TrackWithResponse(ctx context.Context, body TrackJ
 		return nil, err
 	}
 	return ParseTrackResponse(rsp)
+}
+
+// GetAuthInfoWithResponse Get Authentication Info
+//
+// What the credentials of this call are (an API key and its project, or an OAuth token).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /auth/info (the `GetAuthInfo` operationId).
+func (c *ClientWithResponses) GetAuthInfoWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuthInfoResponse, error) {
+	rsp, err := c.GetAuthInfo(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAuthInfoResponse(rsp)
+}
+
+// LogoutWithResponse Log Out
+//
+// Ends an OAuth session. A provider never calls it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /auth/logout (the `Logout` operationId).
+func (c *ClientWithResponses) LogoutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LogoutResponse, error) {
+	rsp, err := c.Logout(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLogoutResponse(rsp)
+}
+
+// ListProjectsWithResponse List Projects
+//
+// The projects the credentials may use.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /projects (the `ListProjects` operationId).
+func (c *ClientWithResponses) ListProjectsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListProjectsResponse, error) {
+	rsp, err := c.ListProjects(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListProjectsResponse(rsp)
 }
 
 // ListServicesWithResponse List All Services
@@ -5346,6 +6975,52 @@ func (c *ClientWithResponses) ForkServiceWithResponse(ctx context.Context, proje
 		return nil, err
 	}
 	return ParseForkServiceResponse(rsp)
+}
+
+// GetServiceLogsWithResponse Get Service Logs
+//
+// One page of the service's log, oldest first. Pass the answer's last_cursor as cursor to get the
+// next page; an answer without last_cursor is the last page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /projects/{project_id}/services/{service_id}/logs (the `GetServiceLogs` operationId).
+func (c *ClientWithResponses) GetServiceLogsWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, params *GetServiceLogsParams, reqEditors ...RequestEditorFn) (*GetServiceLogsResponse, error) {
+	rsp, err := c.GetServiceLogs(ctx, projectID, serviceID, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetServiceLogsResponse(rsp)
+}
+
+// RenameServiceWithBodyWithResponse Rename a Service
+//
+// Synchronous.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+func (c *ClientWithResponses) RenameServiceWithBodyWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenameServiceResponse, error) {
+	rsp, err := c.RenameServiceWithBody(ctx, projectID, serviceID, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenameServiceResponse(rsp)
+}
+
+// RenameServiceWithResponse Rename a Service
+//
+// Synchronous.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/rename (the `RenameService` operationId).
+func (c *ClientWithResponses) RenameServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, body RenameServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*RenameServiceResponse, error) {
+	rsp, err := c.RenameService(ctx, projectID, serviceID, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenameServiceResponse(rsp)
 }
 
 // ListReplicaSetsWithResponse Get Read Replica Sets
@@ -5556,6 +7231,36 @@ func (c *ClientWithResponses) SetHAWithResponse(ctx context.Context, projectID P
 	return ParseSetHAResponse(rsp)
 }
 
+// StartServiceWithResponse Start (Resume) a Service
+//
+// The service goes RESUMING, then READY. Only a PAUSED service can be started (409 otherwise).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/start (the `StartService` operationId).
+func (c *ClientWithResponses) StartServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*StartServiceResponse, error) {
+	rsp, err := c.StartService(ctx, projectID, serviceID, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartServiceResponse(rsp)
+}
+
+// StopServiceWithResponse Stop (Pause) a Service
+//
+// The service goes PAUSING, then PAUSED. Only a READY service can be stopped (409 otherwise).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /projects/{project_id}/services/{service_id}/stop (the `StopService` operationId).
+func (c *ClientWithResponses) StopServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*StopServiceResponse, error) {
+	rsp, err := c.StopService(ctx, projectID, serviceID, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStopServiceResponse(rsp)
+}
+
 // UpdatePasswordWithBodyWithResponse Update Service Password
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5761,18 +7466,25 @@ func ParseIdentifyResponse(rsp *http.Response) (*IdentifyResponse, error) {
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers IdentifyResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers IdentifyResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -5780,7 +7492,17 @@ func ParseIdentifyResponse(rsp *http.Response) (*IdentifyResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers IdentifyResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -5807,18 +7529,25 @@ func ParseTrackResponse(rsp *http.Response) (*TrackResponse, error) {
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers TrackResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers TrackResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -5826,7 +7555,202 @@ func ParseTrackResponse(rsp *http.Response) (*TrackResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers TrackResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetAuthInfoResponse parses an HTTP response from a GetAuthInfoWithResponse call
+func ParseGetAuthInfoResponse(rsp *http.Response) (*GetAuthInfoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAuthInfoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthInfo
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetAuthInfoResponse4XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetAuthInfoResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLogoutResponse parses an HTTP response from a LogoutWithResponse call
+func ParseLogoutResponse(rsp *http.Response) (*LogoutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LogoutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers LogoutResponse4XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers LogoutResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListProjectsResponse parses an HTTP response from a ListProjectsWithResponse call
+func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListProjectsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Project
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers ListProjectsResponse4XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListProjectsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -5853,18 +7777,25 @@ func ParseListServicesResponse(rsp *http.Response) (*ListServicesResponse, error
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers ListServicesResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers ListServicesResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -5872,7 +7803,17 @@ func ParseListServicesResponse(rsp *http.Response) (*ListServicesResponse, error
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListServicesResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -5899,18 +7840,25 @@ func ParseCreateServiceResponse(rsp *http.Response) (*CreateServiceResponse, err
 		}
 		response.JSON202 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers CreateServiceResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers CreateServiceResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -5918,7 +7866,17 @@ func ParseCreateServiceResponse(rsp *http.Response) (*CreateServiceResponse, err
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers CreateServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -5941,18 +7899,25 @@ func ParseDeleteServiceResponse(rsp *http.Response) (*DeleteServiceResponse, err
 	case rsp.StatusCode == 202:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers DeleteServiceResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers DeleteServiceResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -5960,7 +7925,17 @@ func ParseDeleteServiceResponse(rsp *http.Response) (*DeleteServiceResponse, err
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DeleteServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -5987,18 +7962,25 @@ func ParseGetServiceResponse(rsp *http.Response) (*GetServiceResponse, error) {
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers GetServiceResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers GetServiceResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6006,7 +7988,17 @@ func ParseGetServiceResponse(rsp *http.Response) (*GetServiceResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6026,25 +8018,28 @@ func ParseAttachServiceToVPCResponse(rsp *http.Response) (*AttachServiceToVPCRes
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON202 = &dest
+	case rsp.StatusCode == 202:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers AttachServiceToVPCResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers AttachServiceToVPCResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6052,7 +8047,17 @@ func ParseAttachServiceToVPCResponse(rsp *http.Response) (*AttachServiceToVPCRes
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers AttachServiceToVPCResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6072,25 +8077,28 @@ func ParseDetachServiceFromVPCResponse(rsp *http.Response) (*DetachServiceFromVP
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON202 = &dest
+	case rsp.StatusCode == 202:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers DetachServiceFromVPCResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers DetachServiceFromVPCResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6098,7 +8106,17 @@ func ParseDetachServiceFromVPCResponse(rsp *http.Response) (*DetachServiceFromVP
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DetachServiceFromVPCResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6118,25 +8136,28 @@ func ParseDisablePoolerResponse(rsp *http.Response) (*DisablePoolerResponse, err
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers DisablePoolerResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers DisablePoolerResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6144,7 +8165,17 @@ func ParseDisablePoolerResponse(rsp *http.Response) (*DisablePoolerResponse, err
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DisablePoolerResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6164,25 +8195,28 @@ func ParseEnablePoolerResponse(rsp *http.Response) (*EnablePoolerResponse, error
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers EnablePoolerResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers EnablePoolerResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6190,7 +8224,17 @@ func ParseEnablePoolerResponse(rsp *http.Response) (*EnablePoolerResponse, error
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers EnablePoolerResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6217,18 +8261,25 @@ func ParseForkServiceResponse(rsp *http.Response) (*ForkServiceResponse, error) 
 		}
 		response.JSON202 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers ForkServiceResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers ForkServiceResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6236,7 +8287,143 @@ func ParseForkServiceResponse(rsp *http.Response) (*ForkServiceResponse, error) 
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ForkServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetServiceLogsResponse parses an HTTP response from a GetServiceLogsWithResponse call
+func ParseGetServiceLogsResponse(rsp *http.Response) (*GetServiceLogsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetServiceLogsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ServiceLogs
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers GetServiceLogsResponse4XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetServiceLogsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRenameServiceResponse parses an HTTP response from a RenameServiceWithResponse call
+func ParseRenameServiceResponse(rsp *http.Response) (*RenameServiceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RenameServiceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Service
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers RenameServiceResponse4XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers RenameServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6263,18 +8450,25 @@ func ParseListReplicaSetsResponse(rsp *http.Response) (*ListReplicaSetsResponse,
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers ListReplicaSetsResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers ListReplicaSetsResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6282,7 +8476,17 @@ func ParseListReplicaSetsResponse(rsp *http.Response) (*ListReplicaSetsResponse,
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListReplicaSetsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6309,18 +8513,25 @@ func ParseCreateReplicaSetResponse(rsp *http.Response) (*CreateReplicaSetRespons
 		}
 		response.JSON202 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers CreateReplicaSetResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers CreateReplicaSetResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6328,7 +8539,17 @@ func ParseCreateReplicaSetResponse(rsp *http.Response) (*CreateReplicaSetRespons
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers CreateReplicaSetResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6351,18 +8572,25 @@ func ParseDeleteReplicaSetResponse(rsp *http.Response) (*DeleteReplicaSetRespons
 	case rsp.StatusCode == 202:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers DeleteReplicaSetResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers DeleteReplicaSetResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6370,7 +8598,17 @@ func ParseDeleteReplicaSetResponse(rsp *http.Response) (*DeleteReplicaSetRespons
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DeleteReplicaSetResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6390,25 +8628,28 @@ func ParseDisableReplicaSetPoolerResponse(rsp *http.Response) (*DisableReplicaSe
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers DisableReplicaSetPoolerResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers DisableReplicaSetPoolerResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6416,7 +8657,17 @@ func ParseDisableReplicaSetPoolerResponse(rsp *http.Response) (*DisableReplicaSe
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DisableReplicaSetPoolerResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6436,25 +8687,28 @@ func ParseEnableReplicaSetPoolerResponse(rsp *http.Response) (*EnableReplicaSetP
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers EnableReplicaSetPoolerResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers EnableReplicaSetPoolerResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6462,7 +8716,17 @@ func ParseEnableReplicaSetPoolerResponse(rsp *http.Response) (*EnableReplicaSetP
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers EnableReplicaSetPoolerResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6485,18 +8749,25 @@ func ParseResizeReplicaSetResponse(rsp *http.Response) (*ResizeReplicaSetRespons
 	case rsp.StatusCode == 202:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers ResizeReplicaSetResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers ResizeReplicaSetResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6504,7 +8775,17 @@ func ParseResizeReplicaSetResponse(rsp *http.Response) (*ResizeReplicaSetRespons
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ResizeReplicaSetResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6524,25 +8805,28 @@ func ParseSetReplicaSetEnvironmentResponse(rsp *http.Response) (*SetReplicaSetEn
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers SetReplicaSetEnvironmentResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers SetReplicaSetEnvironmentResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6550,7 +8834,17 @@ func ParseSetReplicaSetEnvironmentResponse(rsp *http.Response) (*SetReplicaSetEn
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers SetReplicaSetEnvironmentResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6570,21 +8864,32 @@ func ParseResizeServiceResponse(rsp *http.Response) (*ResizeServiceResponse, err
 	}
 
 	switch {
-	case rsp.StatusCode == 202:
-		break // No content-type
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Service
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers ResizeServiceResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers ResizeServiceResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6592,7 +8897,17 @@ func ParseResizeServiceResponse(rsp *http.Response) (*ResizeServiceResponse, err
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ResizeServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6612,25 +8927,28 @@ func ParseSetEnvironmentResponse(rsp *http.Response) (*SetEnvironmentResponse, e
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest Message
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers SetEnvironmentResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers SetEnvironmentResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6638,7 +8956,17 @@ func ParseSetEnvironmentResponse(rsp *http.Response) (*SetEnvironmentResponse, e
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers SetEnvironmentResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6665,18 +8993,25 @@ func ParseSetHAResponse(rsp *http.Response) (*SetHAResponse, error) {
 		}
 		response.JSON202 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers SetHAResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers SetHAResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6684,7 +9019,143 @@ func ParseSetHAResponse(rsp *http.Response) (*SetHAResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers SetHAResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartServiceResponse parses an HTTP response from a StartServiceWithResponse call
+func ParseStartServiceResponse(rsp *http.Response) (*StartServiceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartServiceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Service
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers StartServiceResponse4XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers StartServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStopServiceResponse parses an HTTP response from a StopServiceWithResponse call
+func ParseStopServiceResponse(rsp *http.Response) (*StopServiceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StopServiceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Service
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode/100 == 4:
+		var headers StopServiceResponse4XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers StopServiceResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6710,18 +9181,25 @@ func ParseUpdatePasswordResponse(rsp *http.Response) (*UpdatePasswordResponse, e
 	case rsp.StatusCode == 204:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers UpdatePasswordResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers UpdatePasswordResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6729,7 +9207,17 @@ func ParseUpdatePasswordResponse(rsp *http.Response) (*UpdatePasswordResponse, e
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers UpdatePasswordResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6756,18 +9244,25 @@ func ParseListVPCsResponse(rsp *http.Response) (*ListVPCsResponse, error) {
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers ListVPCsResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers ListVPCsResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6775,7 +9270,17 @@ func ParseListVPCsResponse(rsp *http.Response) (*ListVPCsResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListVPCsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6802,18 +9307,25 @@ func ParseCreateVPCResponse(rsp *http.Response) (*CreateVPCResponse, error) {
 		}
 		response.JSON201 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers CreateVPCResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers CreateVPCResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6821,7 +9333,17 @@ func ParseCreateVPCResponse(rsp *http.Response) (*CreateVPCResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers CreateVPCResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6844,18 +9366,25 @@ func ParseDeleteVPCResponse(rsp *http.Response) (*DeleteVPCResponse, error) {
 	case rsp.StatusCode == 204:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers DeleteVPCResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers DeleteVPCResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6863,7 +9392,17 @@ func ParseDeleteVPCResponse(rsp *http.Response) (*DeleteVPCResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DeleteVPCResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6890,18 +9429,25 @@ func ParseGetVPCResponse(rsp *http.Response) (*GetVPCResponse, error) {
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers GetVPCResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers GetVPCResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6909,7 +9455,17 @@ func ParseGetVPCResponse(rsp *http.Response) (*GetVPCResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetVPCResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6936,18 +9492,25 @@ func ParseListPeeringsResponse(rsp *http.Response) (*ListPeeringsResponse, error
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers ListPeeringsResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers ListPeeringsResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -6955,7 +9518,17 @@ func ParseListPeeringsResponse(rsp *http.Response) (*ListPeeringsResponse, error
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListPeeringsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -6982,18 +9555,25 @@ func ParseCreatePeeringResponse(rsp *http.Response) (*CreatePeeringResponse, err
 		}
 		response.JSON201 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers CreatePeeringResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers CreatePeeringResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -7001,7 +9581,17 @@ func ParseCreatePeeringResponse(rsp *http.Response) (*CreatePeeringResponse, err
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers CreatePeeringResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -7024,18 +9614,25 @@ func ParseDeletePeeringResponse(rsp *http.Response) (*DeletePeeringResponse, err
 	case rsp.StatusCode == 204:
 		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers DeletePeeringResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers DeletePeeringResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -7043,7 +9640,17 @@ func ParseDeletePeeringResponse(rsp *http.Response) (*DeletePeeringResponse, err
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers DeletePeeringResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -7070,18 +9677,25 @@ func ParseGetPeeringResponse(rsp *http.Response) (*GetPeeringResponse, error) {
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers GetPeeringResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers GetPeeringResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -7089,7 +9703,17 @@ func ParseGetPeeringResponse(rsp *http.Response) (*GetPeeringResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetPeeringResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -7109,25 +9733,28 @@ func ParseRenameVPCResponse(rsp *http.Response) (*RenameVPCResponse, error) {
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest VPC
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
+	case rsp.StatusCode == 200:
+		break // No content-type
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSONDefault = &dest
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
 	switch {
-	case true:
-		var headers RenameVPCResponseDefaultHeaders
+	case rsp.StatusCode/100 == 4:
+		var headers RenameVPCResponse4XXHeaders
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -7135,7 +9762,17 @@ func ParseRenameVPCResponse(rsp *http.Response) (*RenameVPCResponse, error) {
 			}
 			headers.RetryAfter = &value
 		}
-		response.HeadersDefault = &headers
+		response.Headers4XX = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers RenameVPCResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -7149,6 +9786,15 @@ type ServerInterface interface {
 	// Track Track an Analytics Event
 	// (POST /analytics/track)
 	Track(w http.ResponseWriter, r *http.Request)
+	// GetAuthInfo Get Authentication Info
+	// (GET /auth/info)
+	GetAuthInfo(w http.ResponseWriter, r *http.Request)
+	// Logout Log Out
+	// (POST /auth/logout)
+	Logout(w http.ResponseWriter, r *http.Request)
+	// ListProjects List Projects
+	// (GET /projects)
+	ListProjects(w http.ResponseWriter, r *http.Request)
 	// ListServices List All Services
 	// (GET /projects/{project_id}/services)
 	ListServices(w http.ResponseWriter, r *http.Request, projectID ProjectID)
@@ -7176,6 +9822,12 @@ type ServerInterface interface {
 	// ForkService Fork a Service
 	// (POST /projects/{project_id}/services/{service_id}/forkService)
 	ForkService(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID)
+	// GetServiceLogs Get Service Logs
+	// (GET /projects/{project_id}/services/{service_id}/logs)
+	GetServiceLogs(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID, params GetServiceLogsParams)
+	// RenameService Rename a Service
+	// (POST /projects/{project_id}/services/{service_id}/rename)
+	RenameService(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID)
 	// ListReplicaSets Get Read Replica Sets
 	// (GET /projects/{project_id}/services/{service_id}/replicaSets)
 	ListReplicaSets(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID)
@@ -7206,6 +9858,12 @@ type ServerInterface interface {
 	// SetHA Change HA Configuration for a Service
 	// (POST /projects/{project_id}/services/{service_id}/setHA)
 	SetHA(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID)
+	// StartService Start (Resume) a Service
+	// (POST /projects/{project_id}/services/{service_id}/start)
+	StartService(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID)
+	// StopService Stop (Pause) a Service
+	// (POST /projects/{project_id}/services/{service_id}/stop)
+	StopService(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID)
 	// UpdatePassword Update Service Password
 	// (POST /projects/{project_id}/services/{service_id}/updatePassword)
 	UpdatePassword(w http.ResponseWriter, r *http.Request, projectID ProjectID, serviceID ServiceID)
@@ -7266,6 +9924,48 @@ func (siw *ServerInterfaceWrapper) Track(w http.ResponseWriter, r *http.Request)
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.Track(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetAuthInfo operation middleware
+func (siw *ServerInterfaceWrapper) GetAuthInfo(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetAuthInfo(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// Logout operation middleware
+func (siw *ServerInterfaceWrapper) Logout(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.Logout(w, r)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// ListProjects operation middleware
+func (siw *ServerInterfaceWrapper) ListProjects(w http.ResponseWriter, r *http.Request) {
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.ListProjects(w, r)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -7563,6 +10263,157 @@ func (siw *ServerInterfaceWrapper) ForkService(w http.ResponseWriter, r *http.Re
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.ForkService(w, r, projectID, serviceID)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// GetServiceLogs operation middleware
+func (siw *ServerInterfaceWrapper) GetServiceLogs(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project_id" -------------
+	var projectID ProjectID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", r.PathValue("project_id"), &projectID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "project_id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "service_id" -------------
+	var serviceID ServiceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service_id", r.PathValue("service_id"), &serviceID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "service_id", Err: err})
+		return
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetServiceLogsParams
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", r.URL.Query(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "since"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "since", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "until" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "until", r.URL.Query(), &params.Until, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "until"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "until", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", r.URL.Query(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "cursor"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "cursor", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "search" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search", r.URL.Query(), &params.Search, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "search"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "search", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "severities" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", false, false, "severities", r.URL.Query(), &params.Severities, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "severities"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "severities", Err: err})
+		}
+		return
+	}
+
+	// ------------- Optional query parameter "node" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "node", r.URL.Query(), &params.Node, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		var requiredError *runtime.RequiredParameterError
+		if errors.As(err, &requiredError) {
+			siw.ErrorHandlerFunc(w, r, &RequiredParamError{ParamName: "node"})
+		} else {
+			siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "node", Err: err})
+		}
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.GetServiceLogs(w, r, projectID, serviceID, params)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// RenameService operation middleware
+func (siw *ServerInterfaceWrapper) RenameService(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project_id" -------------
+	var projectID ProjectID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", r.PathValue("project_id"), &projectID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "project_id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "service_id" -------------
+	var serviceID ServiceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service_id", r.PathValue("service_id"), &serviceID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "service_id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.RenameService(w, r, projectID, serviceID)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -7958,6 +10809,76 @@ func (siw *ServerInterfaceWrapper) SetHA(w http.ResponseWriter, r *http.Request)
 
 	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		siw.Handler.SetHA(w, r, projectID, serviceID)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// StartService operation middleware
+func (siw *ServerInterfaceWrapper) StartService(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project_id" -------------
+	var projectID ProjectID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", r.PathValue("project_id"), &projectID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "project_id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "service_id" -------------
+	var serviceID ServiceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service_id", r.PathValue("service_id"), &serviceID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "service_id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.StartService(w, r, projectID, serviceID)
+	}))
+
+	for _, middleware := range siw.HandlerMiddlewares {
+		handler = middleware(handler)
+	}
+
+	handler.ServeHTTP(w, r)
+}
+
+// StopService operation middleware
+func (siw *ServerInterfaceWrapper) StopService(w http.ResponseWriter, r *http.Request) {
+
+	var err error
+	_ = err
+
+	// ------------- Path parameter "project_id" -------------
+	var projectID ProjectID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", r.PathValue("project_id"), &projectID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "project_id", Err: err})
+		return
+	}
+
+	// ------------- Path parameter "service_id" -------------
+	var serviceID ServiceID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "service_id", r.PathValue("service_id"), &serviceID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: true})
+	if err != nil {
+		siw.ErrorHandlerFunc(w, r, &InvalidParamFormatError{ParamName: "service_id", Err: err})
+		return
+	}
+
+	handler := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		siw.Handler.StopService(w, r, projectID, serviceID)
 	}))
 
 	for _, middleware := range siw.HandlerMiddlewares {
@@ -8437,11 +11358,18 @@ func HandlerWithOptions(si ServerInterface, options StdHTTPServerOptions) http.H
 		ErrorHandlerFunc:   options.ErrorHandlerFunc,
 	}
 
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/projects", wrapper.ListProjects)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/auth/info", wrapper.GetAuthInfo)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/auth/logout", wrapper.Logout)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/projects/{project_id}/services", wrapper.ListServices)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services", wrapper.CreateService)
 	m.HandleFunc(http.MethodDelete+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}", wrapper.DeleteService)
 	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}", wrapper.GetService)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/resize", wrapper.ResizeService)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/rename", wrapper.RenameService)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/stop", wrapper.StopService)
+	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/start", wrapper.StartService)
+	m.HandleFunc(http.MethodGet+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/logs", wrapper.GetServiceLogs)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/updatePassword", wrapper.UpdatePassword)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/setEnvironment", wrapper.SetEnvironment)
 	m.HandleFunc(http.MethodPost+" "+options.BaseURL+"/projects/{project_id}/services/{service_id}/setHA", wrapper.SetHA)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -193,10 +194,46 @@ func (c *Client) DeleteService(ctx context.Context, serviceID string) error {
 	return finish("delete service "+serviceID, resp, err, nil, http.StatusAccepted, http.StatusNoContent, http.StatusOK)
 }
 
-// ResizeService changes the CPU and memory of a service (asynchronous).
+// ResizeService changes the CPU and memory of a service (asynchronous). The sizes travel as digit
+// strings, as the API wants them.
 func (c *Client) ResizeService(ctx context.Context, serviceID string, cpuMillis, memoryGbs int) error {
-	resp, err := c.gen.ResizeService(ctx, c.projectID, serviceID, ResizeInput{CPUMillis: cpuMillis, MemoryGbs: memoryGbs})
+	resp, err := c.gen.ResizeService(ctx, c.projectID, serviceID, resizeInput(cpuMillis, memoryGbs))
 	return finish("resize service "+serviceID, resp, err, nil, http.StatusAccepted, http.StatusOK, http.StatusNoContent)
+}
+
+// resizeInput is the resize body of services and replica sets: digit strings.
+func resizeInput(cpuMillis, memoryGbs int) ResizeInput {
+	return ResizeInput{CPUMillis: strconv.Itoa(cpuMillis), MemoryGbs: strconv.Itoa(memoryGbs)}
+}
+
+// RenameService renames a service (synchronous) and returns it.
+func (c *Client) RenameService(ctx context.Context, serviceID, name string) (*Service, error) {
+	resp, err := c.gen.RenameService(ctx, c.projectID, serviceID, ServiceRename{Name: name})
+	return call[Service]("rename service "+serviceID, resp, err, http.StatusOK, http.StatusAccepted)
+}
+
+// StopService pauses a READY service: it goes PAUSING, then PAUSED. The answer is the service (its
+// fields may be missing if a server answers without a body).
+func (c *Client) StopService(ctx context.Context, serviceID string) (*Service, error) {
+	resp, err := c.gen.StopService(ctx, c.projectID, serviceID)
+	return call[Service]("stop service "+serviceID, resp, err, http.StatusAccepted, http.StatusOK, http.StatusNoContent)
+}
+
+// StartService resumes a PAUSED service: it goes RESUMING, then READY. The answer is the service
+// (its fields may be missing if a server answers without a body).
+func (c *Client) StartService(ctx context.Context, serviceID string) (*Service, error) {
+	resp, err := c.gen.StartService(ctx, c.projectID, serviceID)
+	return call[Service]("start service "+serviceID, resp, err, http.StatusAccepted, http.StatusOK, http.StatusNoContent)
+}
+
+// GetServiceLogs reads one page of a service's log. params may be nil; set params.Cursor to the
+// previous page's LastCursor to page on. An answer without LastCursor is the last page.
+func (c *Client) GetServiceLogs(ctx context.Context, serviceID string, params *GetServiceLogsParams) (*ServiceLogs, error) {
+	if params == nil {
+		params = &GetServiceLogsParams{}
+	}
+	resp, err := c.gen.GetServiceLogs(ctx, c.projectID, serviceID, params)
+	return call[ServiceLogs]("get logs of service "+serviceID, resp, err, http.StatusOK)
 }
 
 // UpdatePassword sets the service's password (synchronous).
@@ -289,9 +326,10 @@ func (c *Client) DeleteReplicaSet(ctx context.Context, serviceID, replicaSetID s
 	return finish(fmt.Sprintf("delete read replica set %s of service %s", replicaSetID, serviceID), resp, err, nil, http.StatusAccepted, http.StatusNoContent, http.StatusOK)
 }
 
-// ResizeReplicaSet changes nodes, CPU and memory of a replica set (asynchronous).
-func (c *Client) ResizeReplicaSet(ctx context.Context, serviceID, replicaSetID string, body ReadReplicaSetResize) error {
-	resp, err := c.gen.ResizeReplicaSet(ctx, c.projectID, serviceID, replicaSetID, body)
+// ResizeReplicaSet changes the CPU and memory of a replica set (asynchronous). The node count is
+// fixed at create: the API's resize cannot change it. The sizes travel as digit strings.
+func (c *Client) ResizeReplicaSet(ctx context.Context, serviceID, replicaSetID string, cpuMillis, memoryGbs int) error {
+	resp, err := c.gen.ResizeReplicaSet(ctx, c.projectID, serviceID, replicaSetID, resizeInput(cpuMillis, memoryGbs))
 	return finish(fmt.Sprintf("resize read replica set %s of service %s", replicaSetID, serviceID), resp, err, nil, http.StatusAccepted, http.StatusOK, http.StatusNoContent)
 }
 
@@ -343,10 +381,14 @@ func (c *Client) DeleteVPC(ctx context.Context, vpcID string) error {
 	return finish("delete VPC "+vpcID, resp, err, nil, http.StatusNoContent, http.StatusOK, http.StatusAccepted)
 }
 
-// RenameVPC renames a VPC.
+// RenameVPC renames a VPC and returns it. The API answers without a body (or with a message), so
+// the VPC is read again.
 func (c *Client) RenameVPC(ctx context.Context, vpcID, name string) (*VPC, error) {
 	resp, err := c.gen.RenameVPC(ctx, c.projectID, vpcID, VPCRename{Name: name})
-	return call[VPC]("rename VPC "+vpcID, resp, err, http.StatusOK)
+	if err := finish("rename VPC "+vpcID, resp, err, nil, http.StatusOK, http.StatusAccepted, http.StatusNoContent); err != nil {
+		return nil, err
+	}
+	return c.GetVPC(ctx, vpcID)
 }
 
 // ---- VPC peerings ----
@@ -377,6 +419,24 @@ func (c *Client) GetPeering(ctx context.Context, vpcID, peeringID string) (*Peer
 func (c *Client) DeletePeering(ctx context.Context, vpcID, peeringID string) error {
 	resp, err := c.gen.DeletePeering(ctx, c.projectID, vpcID, peeringID)
 	return finish(fmt.Sprintf("delete peering %s of VPC %s", peeringID, vpcID), resp, err, nil, http.StatusNoContent, http.StatusOK, http.StatusAccepted)
+}
+
+// ---- Projects and credentials ----
+
+// ListProjects lists the projects the credentials may use.
+func (c *Client) ListProjects(ctx context.Context) ([]Project, error) {
+	resp, err := c.gen.ListProjects(ctx)
+	out, err := call[[]Project]("list projects", resp, err, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	return *out, nil
+}
+
+// GetAuthInfo describes the credentials (an API key and its project, or an OAuth token).
+func (c *Client) GetAuthInfo(ctx context.Context) (*AuthInfo, error) {
+	resp, err := c.gen.GetAuthInfo(ctx)
+	return call[AuthInfo]("get auth info", resp, err, http.StatusOK)
 }
 
 // ---- Analytics ----

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -34,6 +36,15 @@ func allCalls() []apiCall {
 		{"GetService", "GET", S, false, func(ctx context.Context, c *Client) error { _, err := c.GetService(ctx, "svc1"); return err }},
 		{"DeleteService", "DELETE", S, false, func(ctx context.Context, c *Client) error { return c.DeleteService(ctx, "svc1") }},
 		{"ResizeService", "POST", S + "/resize", true, func(ctx context.Context, c *Client) error { return c.ResizeService(ctx, "svc1", 1000, 4) }},
+		{"RenameService", "POST", S + "/rename", true, func(ctx context.Context, c *Client) error { _, err := c.RenameService(ctx, "svc1", "n"); return err }},
+		{"StopService", "POST", S + "/stop", false, func(ctx context.Context, c *Client) error { _, err := c.StopService(ctx, "svc1"); return err }},
+		{"StartService", "POST", S + "/start", false, func(ctx context.Context, c *Client) error { _, err := c.StartService(ctx, "svc1"); return err }},
+		{"GetServiceLogs", "GET", S + "/logs", false, func(ctx context.Context, c *Client) error {
+			_, err := c.GetServiceLogs(ctx, "svc1", &GetServiceLogsParams{Cursor: ptr("c10")})
+			return err
+		}},
+		{"ListProjects", "GET", "/projects", false, func(ctx context.Context, c *Client) error { _, err := c.ListProjects(ctx); return err }},
+		{"GetAuthInfo", "GET", "/auth/info", false, func(ctx context.Context, c *Client) error { _, err := c.GetAuthInfo(ctx); return err }},
 		{"UpdatePassword", "POST", S + "/updatePassword", true, func(ctx context.Context, c *Client) error { return c.UpdatePassword(ctx, "svc1", "pw") }},
 		{"SetEnvironment", "POST", S + "/setEnvironment", true, func(ctx context.Context, c *Client) error { return c.SetEnvironment(ctx, "svc1", PROD) }},
 		{"SetHA", "POST", S + "/setHA", true, func(ctx context.Context, c *Client) error {
@@ -58,7 +69,7 @@ func allCalls() []apiCall {
 		}},
 		{"DeleteReplicaSet", "DELETE", R, false, func(ctx context.Context, c *Client) error { return c.DeleteReplicaSet(ctx, "svc1", "rs1") }},
 		{"ResizeReplicaSet", "POST", R + "/resize", true, func(ctx context.Context, c *Client) error {
-			return c.ResizeReplicaSet(ctx, "svc1", "rs1", ReadReplicaSetResize{CPUMillis: 1000, MemoryGbs: 4})
+			return c.ResizeReplicaSet(ctx, "svc1", "rs1", 1000, 4)
 		}},
 		{"EnableReplicaSetPooler", "POST", R + "/enablePooler", false, func(ctx context.Context, c *Client) error { return c.EnableReplicaSetPooler(ctx, "svc1", "rs1") }},
 		{"DisableReplicaSetPooler", "POST", R + "/disablePooler", false, func(ctx context.Context, c *Client) error { return c.DisableReplicaSetPooler(ctx, "svc1", "rs1") }},
@@ -91,7 +102,7 @@ func okHandler(rec *recorder) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec.record(r)
 		p := r.URL.Path
-		if r.Method == http.MethodGet && (strings.HasSuffix(p, "/services") || strings.HasSuffix(p, "/vpcs") || strings.HasSuffix(p, "/peerings")) {
+		if r.Method == http.MethodGet && (strings.HasSuffix(p, "/services") || strings.HasSuffix(p, "/vpcs") || strings.HasSuffix(p, "/peerings") || strings.HasSuffix(p, "/projects")) {
 			writeJSON(w, 200, `[]`)
 			return
 		}
@@ -115,8 +126,12 @@ func TestEveryCallSendsAuthUserAgentAndPath(t *testing.T) {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
 			reqs := rec.all()[before:]
-			if len(reqs) != 1 {
-				t.Fatalf("%d requests, want 1", len(reqs))
+			want := 1
+			if tc.name == "RenameVPC" {
+				want = 2 // the answer has no body: the VPC is read again
+			}
+			if len(reqs) != want {
+				t.Fatalf("%d requests, want %d", len(reqs), want)
 			}
 			got := reqs[0]
 			if got.Method != tc.method || got.Path != "/v1"+tc.path {
@@ -168,7 +183,7 @@ func TestRequestBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		`{"cpu_millis":2000,"memory_gbs":8}`,
+		`{"cpu_millis":"2000","memory_gbs":"8"}`,
 		`{"password":"n3w-Pass"}`,
 		`{"vpc_id":"1234567890"}`,
 		`{"addons":["time-series"],"cpu_millis":"1000","memory_gbs":"4","name":"db"}`,
@@ -312,8 +327,8 @@ func TestServiceDecoding(t *testing.T) {
 			if *s.ServiceID != "svc1" || *s.ServiceType != "TIMESCALEDB" || *s.Status != READY {
 				t.Errorf("decoded %+v", s)
 			}
-			if s.VpcEndpoint == nil || *s.VpcEndpoint.VpcID != "1234567890" || *s.VpcEndpoint.Port != 5433 {
-				t.Errorf("vpcEndpoint %+v", s.VpcEndpoint)
+			if ve := VPCEndpointOf(s); ve == nil || *ve.VpcID != "1234567890" || *ve.Port != 5433 {
+				t.Errorf("vpcEndpoint %+v", ve)
 			}
 			if (*s.Resources)[0].Spec.CPUMillis == nil || *(*s.Resources)[0].Spec.CPUMillis != 1000 {
 				t.Errorf("resources %+v", s.Resources)
@@ -504,5 +519,76 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 	}
 	if n := rec.hits.Load(); n != 1 {
 		t.Errorf("%d requests to %s, want 1 (the redirect must not be followed)", n, srv.URL)
+	}
+}
+
+// TestLiveAPIShapes covers what the live API changed: resize sizes as digit strings (service and
+// replica set, no nodes), the logs query, the VPC rename answered without a body, and the
+// vpc_endpoint / vpcEndpoint twins.
+func TestLiveAPIShapes(t *testing.T) {
+	rec := &recorder{}
+	var (
+		mu        sync.Mutex
+		logsQuery url.Values
+	)
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		rec.record(r)
+		if strings.HasSuffix(r.URL.Path, "/logs") {
+			mu.Lock()
+			logsQuery = r.URL.Query()
+			mu.Unlock()
+		}
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/rename") && strings.Contains(r.URL.Path, "/vpcs/"):
+			w.WriteHeader(http.StatusOK) // no body, no Content-Type
+		case strings.Contains(r.URL.Path, "/vpcs/"):
+			writeJSON(w, 200, `{"id":"123","name":"renamed","cidr":"10.0.0.0/16","region_code":"us-east-1"}`)
+		case strings.HasSuffix(r.URL.Path, "/logs"):
+			writeJSON(w, 200, `{"logs":["a"],"entries":[{"timestamp":"2026-01-01T00:00:00Z","severity":"LOG","message":"a"}],"last_cursor":"c1"}`)
+		default:
+			writeJSON(w, 202, `{}`)
+		}
+	})
+	ctx := context.Background()
+	if err := c.ResizeReplicaSet(ctx, "svc1", "rs1", 2000, 8); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.all()[0].Body; got != `{"cpu_millis":"2000","memory_gbs":"8"}` {
+		t.Errorf("replica set resize body = %s", got)
+	}
+	since := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	logs, err := c.GetServiceLogs(ctx, "svc1", &GetServiceLogsParams{Since: &since, Cursor: ptr("c1"), Severities: &[]string{"ERROR", "WARNING"}, Search: ptr("disk")})
+	if err != nil || logs.LastCursor == nil || *logs.LastCursor != "c1" || logs.Entries == nil || len(*logs.Entries) != 1 {
+		t.Fatalf("logs = %+v, %v", logs, err)
+	}
+	mu.Lock()
+	q := logsQuery
+	mu.Unlock()
+	if q.Get("since") != "2026-01-01T00:00:00Z" || q.Get("cursor") != "c1" || q.Get("severities") != "ERROR,WARNING" || q.Get("search") != "disk" {
+		t.Errorf("logs query = %v", q)
+	}
+	vpc, err := c.RenameVPC(ctx, "123", "renamed")
+	if err != nil || vpc == nil || *vpc.Name != "renamed" {
+		t.Fatalf("RenameVPC = %+v, %v", vpc, err)
+	}
+	if reqs := rec.all()[2:]; len(reqs) != 2 || reqs[1].Method != http.MethodGet {
+		t.Errorf("RenameVPC should read the VPC again after the empty answer: %d requests", len(reqs))
+	}
+
+	snake := &VPCEndpoint{VpcID: ptr("1"), Host: ptr("snake")}
+	camel := &VPCEndpoint{VpcID: ptr("1"), Host: ptr("camel")}
+	for name, tc := range map[string]struct {
+		s    *Service
+		want *VPCEndpoint
+	}{
+		"both":       {&Service{VpcEndpoint: snake, VpcEndpointDeprecated: camel}, snake},
+		"twin only":  {&Service{VpcEndpointDeprecated: camel}, camel},
+		"empty":      {&Service{VpcEndpoint: &VPCEndpoint{}}, nil},
+		"absent":     {&Service{}, nil},
+		"no service": {nil, nil},
+	} {
+		if got := VPCEndpointOf(tc.s); got != tc.want {
+			t.Errorf("%s: VPCEndpointOf = %+v, want %+v", name, got, tc.want)
+		}
 	}
 }

@@ -128,7 +128,8 @@ func (e *Emulator) ServicePassword(projectID, serviceID string) string {
 // project_id, initial_password and read_replica_sets are kept as they were (use UpdateReplicaSet
 // for replica sets). If fn changes the status, the pending transitions are dropped so the new
 // status sticks; otherwise they continue (e.g. a resize behind the back during CONFIGURING).
-// Attaching/detaching by editing vpcEndpoint is honoured by VPC deletion checks.
+// Attaching/detaching by editing VpcEndpoint (vpc_endpoint) is honoured by VPC deletion checks; the
+// deprecated twin VpcEndpointDeprecated is derived from it on output, and edits of it are ignored.
 func (e *Emulator) UpdateService(projectID, serviceID string, fn func(*api.Service)) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -141,6 +142,7 @@ func (e *Emulator) UpdateService(projectID, serviceID string, fn func(*api.Servi
 	fn(&v)
 	v.ServiceID, v.ProjectID = s.svc.ServiceID, s.svc.ProjectID
 	v.InitialPassword, v.ReadReplicaSets = nil, nil
+	v.VpcEndpointDeprecated = nil //nolint:staticcheck // derived on output
 	if deref(v.Status) != s.status() {
 		s.steps = nil
 	}
@@ -333,4 +335,75 @@ func (e *Emulator) findPeeringLocked(projectID, vpcID, peeringID string) *peerin
 		return nil
 	}
 	return v.findPeering(peeringID)
+}
+
+// Service statuses behind a client's back.
+
+// SetServiceStatus puts a service in status at once and keeps it there: pending transitions are
+// dropped, so the status sticks until a request or another direct call changes it. For example
+// PAUSED (paused behind the provider's back; POST start resumes it), CONFIGURING (stuck), UNSTABLE
+// (unreachable forever), READY (unstick). It reports whether the service exists.
+func (e *Emulator) SetServiceStatus(projectID, serviceID string, status api.ServiceStatus) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return false
+	}
+	s.setStatus(status)
+	s.steps = nil
+	return true
+}
+
+// PauseService pauses a service behind a client's back: its status is PAUSED at once (no PAUSING
+// phase), as if it had been stopped elsewhere. POST start resumes it.
+func (e *Emulator) PauseService(projectID, serviceID string) bool {
+	return e.SetServiceStatus(projectID, serviceID, api.PAUSED)
+}
+
+// SetServiceStatusFor puts a service in status for d (by Options.Now), then in then; pending
+// transitions are dropped. For example SetServiceStatusFor(p, id, api.UNSTABLE, 3*time.Second,
+// api.READY) makes a service unreachable for three seconds. It reports whether the service exists.
+func (e *Emulator) SetServiceStatusFor(projectID, serviceID string, status api.ServiceStatus, d time.Duration, then api.ServiceStatus) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return false
+	}
+	s.setStatus(status)
+	s.steps = []step{{at: now.Add(d), do: func() { s.setStatus(then) }}}
+	return true
+}
+
+// SetReplicaSetStatus puts a replica set in status at once and keeps it there (pending transitions
+// are dropped), e.g. api.ReplicaSetStatusError (terminal on the live API). It reports whether the
+// replica set exists.
+func (e *Emulator) SetReplicaSetStatus(projectID, serviceID, replicaSetID string, status api.ReplicaSetStatus) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.advanceLocked()
+	rs := e.findReplicaSetLocked(projectID, serviceID, replicaSetID)
+	if rs == nil {
+		return false
+	}
+	rs.setStatus(status)
+	rs.steps = nil
+	return true
+}
+
+// ServiceLogLine appends a line to a service's log (GET .../logs) at the current time, on node "0".
+// It reports whether the service exists.
+func (e *Emulator) ServiceLogLine(projectID, serviceID, severity, message string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil {
+		return false
+	}
+	s.log(now, severity, message)
+	return true
 }

@@ -41,8 +41,8 @@ func TestDirectServiceAccess(t *testing.T) {
 
 	// Resize behind the client's back.
 	if !e.srv.UpdateService(testProject, id, func(s *api.Service) {
-		(*s.Resources)[0].Spec.CPUMillis = ptr(4000.0)
-		(*s.Resources)[0].Spec.MemoryGbs = ptr(16.0)
+		(*s.Resources)[0].Spec.CPUMillis = ptr(4000)
+		(*s.Resources)[0].Spec.MemoryGbs = ptr(16)
 		s.ServiceID = ptr("hijacked") // ignored
 	}) {
 		t.Fatal("UpdateService returned false")
@@ -59,7 +59,7 @@ func TestDirectServiceAccess(t *testing.T) {
 	}
 
 	// A status set directly sticks, even over pending transitions.
-	if r, err := e.c.ResizeServiceWithResponse(e.ctx, testProject, id, api.ResizeInput{CPUMillis: 500, MemoryGbs: 2}); err != nil || r.StatusCode() != http.StatusAccepted {
+	if r, err := e.c.ResizeServiceWithResponse(e.ctx, testProject, id, api.ResizeInput{CPUMillis: "500", MemoryGbs: "2"}); err != nil || r.StatusCode() != http.StatusAccepted {
 		t.Fatalf("resize: %v", err)
 	}
 	e.srv.UpdateService(testProject, id, func(s *api.Service) { s.Status = ptr(api.UNSTABLE) })
@@ -72,7 +72,7 @@ func TestDirectServiceAccess(t *testing.T) {
 	expectError(t, "pooler while UNSTABLE", r.StatusCode(), r.Body, http.StatusConflict, "CONFLICT", "is UNSTABLE, not READY")
 	// But an edit that leaves the status alone keeps them.
 	e.srv.UpdateService(testProject, id, func(s *api.Service) { s.Status = ptr(api.READY) })
-	if rr, err := e.c.ResizeServiceWithResponse(e.ctx, testProject, id, api.ResizeInput{CPUMillis: 1000, MemoryGbs: 4}); err != nil || rr.StatusCode() != http.StatusAccepted {
+	if rr, err := e.c.ResizeServiceWithResponse(e.ctx, testProject, id, api.ResizeInput{CPUMillis: "1000", MemoryGbs: "4"}); err != nil || rr.StatusCode() != http.StatusAccepted {
 		t.Fatalf("resize: %v", err)
 	}
 	e.srv.UpdateService(testProject, id, func(s *api.Service) { s.Name = ptr("renamed") })

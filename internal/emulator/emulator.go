@@ -1,16 +1,21 @@
 // Package emulator is an in-memory, stateful, concurrency-safe implementation of the whole dbcloud
 // REST API (internal/api/openapi.yaml), for tests and demos.
 //
-// Every request goes through the same chain as on a real server: request log, added latency,
-// HTTP Basic authentication and the project allow-list, validation against openapi.yaml
-// (kin-openapi), injected faults, and finally the handler, which implements the generated
-// api.ServerInterface.
+// It answers like the live API: digit-string resize bodies, rename, stop/start, projects, auth
+// info, cursor-paged logs; objects that do not apply are absent; vpc_endpoint comes with its
+// deprecated vpcEndpoint twin; the time-series type is spelled TIMESCALEDB; a VPC rename answers
+// without a body.
 //
-// Asynchronous operations (service create, resize, delete, replica set and peering life cycles) are
-// computed lazily from timestamps: each record keeps its pending transitions with deadlines, and
-// every access (a request or a direct-state method) first carries out the transitions whose
-// deadline has passed according to Options.Now. There are no background goroutines, so a fake clock
-// makes the whole emulator deterministic.
+// Every request goes through the same chain as on a real server: request log, added latency,
+// HTTP Basic (or bearer token) authentication and the project allow-list, validation against
+// openapi.yaml (kin-openapi), injected faults, and finally the handler, which implements the
+// generated api.ServerInterface.
+//
+// Asynchronous operations (service create, resize, stop, start, delete, replica set and peering
+// life cycles) are computed lazily from timestamps: each record keeps its pending transitions with
+// deadlines, and every access (a request or a direct-state method) first carries out the
+// transitions whose deadline has passed according to Options.Now. There are no background
+// goroutines, so a fake clock makes the whole emulator deterministic.
 package emulator
 
 import (
@@ -40,7 +45,10 @@ const maxLoggedBody = 1 << 20
 type Timing struct {
 	ServiceQueued       time.Duration // create/fork: QUEUED -> CONFIGURING
 	ServiceConfiguring  time.Duration // CONFIGURING -> READY (after create, and after each async change: resize, setHA, attach, detach)
-	ServiceDeleting     time.Duration // DELETING -> gone (GET 404, not in list)
+	ServiceDeleting     time.Duration // DELETING -> DELETED
+	ServiceDeleted      time.Duration // DELETED -> gone (GET 404, not in list); zero: DELETED is never seen
+	ServicePausing      time.Duration // stop: PAUSING -> PAUSED
+	ServiceResuming     time.Duration // start: RESUMING -> READY
 	ReplicaCreating     time.Duration // creating -> active
 	ReplicaResizing     time.Duration // resizing -> active
 	ReplicaDeleting     time.Duration // deleting -> gone
@@ -48,13 +56,16 @@ type Timing struct {
 	PeeringAccepting    time.Duration // after provisioning -> status "active"
 }
 
-// FastTiming is the timing for tests: every phase lasts 40-60ms, short but long enough for a client
+// FastTiming is the timing for tests: every phase lasts 40-60ms (DELETED 20ms), short but long enough for a client
 // polling every few milliseconds to observe QUEUED, CONFIGURING, creating, pending and so on.
 func FastTiming() Timing {
 	return Timing{
 		ServiceQueued:       40 * time.Millisecond,
 		ServiceConfiguring:  60 * time.Millisecond,
 		ServiceDeleting:     40 * time.Millisecond,
+		ServiceDeleted:      20 * time.Millisecond,
+		ServicePausing:      40 * time.Millisecond,
+		ServiceResuming:     40 * time.Millisecond,
 		ReplicaCreating:     40 * time.Millisecond,
 		ReplicaResizing:     40 * time.Millisecond,
 		ReplicaDeleting:     40 * time.Millisecond,
@@ -69,6 +80,9 @@ func DemoTiming() Timing {
 		ServiceQueued:       2 * time.Second,
 		ServiceConfiguring:  3 * time.Second,
 		ServiceDeleting:     2 * time.Second,
+		ServiceDeleted:      1 * time.Second,
+		ServicePausing:      2 * time.Second,
+		ServiceResuming:     2 * time.Second,
 		ReplicaCreating:     2 * time.Second,
 		ReplicaResizing:     2 * time.Second,
 		ReplicaDeleting:     2 * time.Second,
@@ -96,6 +110,9 @@ type Options struct {
 	// carry. If both are empty, any Basic credentials are accepted, but the Authorization header is
 	// still required.
 	AccessKey, SecretKey string
+	// BearerTokens are accepted as `Authorization: Bearer <token>`, as the live API accepts OAuth /
+	// client-credentials tokens; auth info then answers type "oauth". Empty: no token is accepted.
+	BearerTokens []string
 	// Projects is the allow-list of project ids; empty means any project id is allowed. Requests for
 	// other projects answer 403.
 	Projects []string
@@ -114,7 +131,9 @@ type Options struct {
 // All its methods are safe for concurrent use.
 type Emulator struct {
 	accessKey, secretKey string
+	bearerTokens         map[string]bool
 	projects             map[string]bool // nil: any project
+	projectOrder         []string        // the allow-list in its order (listProjects, auth info)
 	now                  func() time.Time
 	logf                 func(format string, args ...any)
 	spec                 *spec
@@ -155,9 +174,18 @@ func New(opts Options) *Emulator {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	for _, tok := range opts.BearerTokens {
+		if e.bearerTokens == nil {
+			e.bearerTokens = map[string]bool{}
+		}
+		e.bearerTokens[tok] = true
+	}
 	if len(opts.Projects) > 0 {
 		e.projects = map[string]bool{}
 		for _, p := range opts.Projects {
+			if !e.projects[p] {
+				e.projectOrder = append(e.projectOrder, p)
+			}
 			e.projects[p] = true
 		}
 	}
@@ -310,8 +338,20 @@ func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
 	e.handler.ServeHTTP(w, r)
 }
 
-// authenticate checks HTTP Basic credentials.
+// bearerToken returns the token of an `Authorization: Bearer` header, or "".
+func bearerToken(r *http.Request) string {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// authenticate checks HTTP Basic credentials, or a bearer token of Options.BearerTokens.
 func (e *Emulator) authenticate(r *http.Request) bool {
+	if tok := bearerToken(r); tok != "" {
+		return e.bearerTokens[tok]
+	}
 	user, pass, ok := r.BasicAuth()
 	if !ok {
 		return false

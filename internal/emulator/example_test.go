@@ -46,7 +46,7 @@ func ExampleNewServer() {
 	fmt.Println(*s.Status, srv.Calls("getService"))
 
 	// Output:
-	// 202 QUEUED TIMESERIESDB
+	// 202 QUEUED TIMESCALEDB
 	// 200 READY true
 	// UNSTABLE 1
 }

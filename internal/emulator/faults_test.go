@@ -34,7 +34,7 @@ func TestScriptedFaults(t *testing.T) {
 				expectError(t, "faulty create", r.StatusCode(), r.Body, tt.wantStatus, tt.wantCode, "")
 				ra := r.HTTPResponse.Header.Get("Retry-After")
 				switch {
-				case tt.kind == FaultRateLimit && (ra != "2" || r.HeadersDefault.RetryAfter == nil || *r.HeadersDefault.RetryAfter != 2):
+				case tt.kind == FaultRateLimit && (ra != "2" || r.Headers4XX.RetryAfter == nil || *r.Headers4XX.RetryAfter != 2):
 					t.Errorf("429 #%d: Retry-After %q, want 2 (1.5s rounded up)", i+1, ra)
 				case tt.kind == FaultServerError && ra != "":
 					t.Errorf("500 with Retry-After %q", ra)

@@ -54,7 +54,7 @@ func (h handlers) ListReplicaSets(w http.ResponseWriter, _ *http.Request, projec
 		for _, rs := range s.replicaSets {
 			out = append(out, rs.view())
 		}
-		return http.StatusOK, toWireReplicaSets(out), nil
+		return http.StatusOK, out, nil
 	})
 }
 
@@ -82,14 +82,14 @@ func (h handlers) CreateReplicaSet(w http.ResponseWriter, r *http.Request, proje
 			Name:      ptr(in.Name),
 			Status:    ptr(api.ReplicaSetStatusCreating),
 			Nodes:     ptr(in.Nodes),
-			CPUMillis: ptr(float64(in.CPUMillis)),
-			MemoryGbs: ptr(float64(in.MemoryGbs)),
+			CPUMillis: ptr(in.CPUMillis),
+			MemoryGbs: ptr(in.MemoryGbs),
 			Metadata:  &api.ServiceMetadata{Environment: ptr(string(api.DEV))},
 			Endpoint:  &api.Endpoint{Host: ptr(replicaSetHost(projectID, serviceID, id)), Port: ptr(DatabasePort)},
 		}}
 		rs.steps = []step{{at: now.Add(e.timing.ReplicaCreating), do: func() { rs.setStatus(api.ReplicaSetStatusActive) }}}
 		s.replicaSets = append(s.replicaSets, rs)
-		return http.StatusAccepted, toWireReplicaSet(rs.view()), nil
+		return http.StatusAccepted, rs.view(), nil
 	})
 }
 
@@ -109,9 +109,10 @@ func (h handlers) DeleteReplicaSet(w http.ResponseWriter, _ *http.Request, proje
 	})
 }
 
-// ResizeReplicaSet changes a replica set's size (and optionally nodes); it goes resizing.
+// ResizeReplicaSet changes a replica set's size (digit strings, as for a service; the node count is
+// fixed at create and a nodes field is ignored); it goes resizing. No body, as on the live API.
 func (h handlers) ResizeReplicaSet(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID, replicaSetID api.ReplicaSetID) {
-	var in api.ReadReplicaSetResize
+	var in api.ResizeInput
 	if !decode(w, r, &in) {
 		return
 	}
@@ -120,17 +121,12 @@ func (h handlers) ResizeReplicaSet(w http.ResponseWriter, r *http.Request, proje
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := checkIntSize(in.CPUMillis, in.MemoryGbs); err != nil {
+		sz, err := parseDigitSize(in.CPUMillis, in.MemoryGbs)
+		if err != nil {
 			return 0, nil, err
 		}
-		if in.Nodes != nil {
-			if *in.Nodes < 1 {
-				return 0, nil, badRequest("nodes must be at least 1", fmt.Sprintf("nodes was %d.", *in.Nodes))
-			}
-			rs.rs.Nodes = ptr(*in.Nodes)
-		}
-		rs.rs.CPUMillis = ptr(float64(in.CPUMillis))
-		rs.rs.MemoryGbs = ptr(float64(in.MemoryGbs))
+		rs.rs.CPUMillis = ptr(sz.cpuMillis)
+		rs.rs.MemoryGbs = ptr(sz.memoryGBs)
 		rs.setStatus(api.ReplicaSetStatusResizing)
 		rs.steps = []step{{at: now.Add(h.e.timing.ReplicaResizing), do: func() { rs.setStatus(api.ReplicaSetStatusActive) }}}
 		return http.StatusAccepted, nil, nil

@@ -104,7 +104,6 @@ func (e *Emulator) newService(projectID string, p newServiceParams, now time.Tim
 		RegionCode:  ptr(p.region),
 		ServiceType: ptr(p.serviceType),
 		Created:     ptr(now.UTC().Truncate(time.Second)),
-		Paused:      ptr(false),
 		Metadata:    &api.ServiceMetadata{Environment: ptr(string(p.environment))},
 		Endpoint:    &api.Endpoint{Host: ptr(serviceHost(projectID, id)), Port: ptr(DatabasePort)},
 		HaReplicas:  &api.HAReplicas{ReplicaCount: ptr(p.replicaCount), SyncReplicaCount: ptr(0)},
@@ -113,6 +112,7 @@ func (e *Emulator) newService(projectID string, p newServiceParams, now time.Tim
 	e.setServiceSize(&svc, p.size)
 	s := &serviceRec{svc: svc, initialPassword: pw, password: pw}
 	e.scheduleProvisioning(s, now)
+	s.seedLogs(now)
 	proj := e.project(projectID)
 	proj.services = append(proj.services, s)
 	return s
@@ -121,13 +121,13 @@ func (e *Emulator) newService(projectID string, p newServiceParams, now time.Tim
 // ListServices answers the project's services, oldest first.
 func (h handlers) ListServices(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID) {
 	h.run(w, func(time.Time) (int, any, *apiError) {
-		var out []api.Service
+		out := []api.Service{}
 		if p := h.e.state[projectID]; p != nil {
 			for _, s := range p.services {
 				out = append(out, s.view())
 			}
 		}
-		return http.StatusOK, toWireServices(out), nil
+		return http.StatusOK, out, nil
 	})
 }
 
@@ -169,7 +169,7 @@ func (h handlers) CreateService(w http.ResponseWriter, r *http.Request, projectI
 			environment:  env,
 			replicaCount: replicas,
 		}, now)
-		return http.StatusAccepted, toWireService(s.createdView()), nil
+		return http.StatusAccepted, s.createdView(), nil
 	})
 }
 
@@ -180,7 +180,7 @@ func (h handlers) GetService(w http.ResponseWriter, _ *http.Request, projectID a
 		if err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, toWireService(s.view()), nil
+		return http.StatusOK, s.view(), nil
 	})
 }
 
@@ -192,7 +192,7 @@ func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectI
 		if err != nil {
 			return 0, nil, err
 		}
-		if s.status() == api.DELETING && len(s.steps) > 0 {
+		if st := s.status(); (st == api.DELETING || st == api.DELETED) && len(s.steps) > 0 {
 			return http.StatusAccepted, nil, nil
 		}
 		s.setStatus(api.DELETING)
@@ -201,12 +201,18 @@ func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectI
 			rs.setStatus(api.ReplicaSetStatusDeleting)
 			rs.steps = nil
 		}
-		s.steps = []step{{at: now.Add(h.e.timing.ServiceDeleting), do: func() { s.gone = true }}}
+		deleted := now.Add(h.e.timing.ServiceDeleting)
+		s.steps = []step{
+			{at: deleted, do: func() { s.setStatus(api.DELETED) }},
+			{at: deleted.Add(h.e.timing.ServiceDeleted), do: func() { s.gone = true }},
+		}
+		s.log(now, "LOG", "received fast shutdown request: the service is being deleted")
 		return http.StatusAccepted, nil, nil
 	})
 }
 
-// ResizeService changes the compute size; the service goes CONFIGURING.
+// ResizeService changes the compute size (digit strings; integers were refused by the spec's
+// validation) and answers the service, CONFIGURING.
 func (h handlers) ResizeService(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
 	var in api.ResizeInput
 	if !decode(w, r, &in) {
@@ -217,12 +223,69 @@ func (h handlers) ResizeService(w http.ResponseWriter, r *http.Request, projectI
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := checkIntSize(in.CPUMillis, in.MemoryGbs); err != nil {
+		sz, err := parseDigitSize(in.CPUMillis, in.MemoryGbs)
+		if err != nil {
 			return 0, nil, err
 		}
-		h.e.setServiceSize(&s.svc, size{in.CPUMillis, in.MemoryGbs})
+		h.e.setServiceSize(&s.svc, sz)
 		h.e.startConfiguring(s, now)
-		return http.StatusAccepted, nil, nil
+		s.log(now, "LOG", fmt.Sprintf("resizing to %s (cpu_millis/memory_gbs)", sz))
+		return http.StatusAccepted, s.view(), nil
+	})
+}
+
+// RenameService renames a READY service (synchronous) and answers it.
+func (h handlers) RenameService(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	var in api.ServiceRename
+	if !decode(w, r, &in) {
+		return
+	}
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if n := len([]rune(in.Name)); n < 1 || n > 128 {
+			return 0, nil, badRequest("name must be 1 to 128 characters", fmt.Sprintf("The name has %d characters.", n))
+		}
+		s.svc.Name = ptr(in.Name)
+		s.log(now, "LOG", fmt.Sprintf("service renamed to %q", in.Name))
+		return http.StatusOK, s.view(), nil
+	})
+}
+
+// StopService pauses a READY service: PAUSING, then PAUSED after ServicePausing.
+func (h handlers) StopService(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		s, err := h.e.readyService(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		s.setStatus(api.PAUSING)
+		s.steps = []step{{at: now.Add(h.e.timing.ServicePausing), do: func() { s.setStatus(api.PAUSED) }}}
+		s.log(now, "LOG", "received smart shutdown request: the service is being paused")
+		return http.StatusAccepted, s.view(), nil
+	})
+}
+
+// StartService resumes a PAUSED service: RESUMING, then READY after ServiceResuming. Any other
+// status answers 409.
+func (h handlers) StartService(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
+	h.run(w, func(now time.Time) (int, any, *apiError) {
+		s, err := h.e.serviceOr404(projectID, serviceID)
+		if err != nil {
+			return 0, nil, err
+		}
+		if st := s.status(); st != api.PAUSED {
+			return 0, nil, conflict(
+				fmt.Sprintf("service %s is %s, not PAUSED", serviceID, st),
+				"Only a paused service can be started.",
+			)
+		}
+		s.setStatus(api.RESUMING)
+		s.steps = []step{{at: now.Add(h.e.timing.ServiceResuming), do: func() { s.setStatus(api.READY) }}}
+		s.log(now, "LOG", "the service is being resumed")
+		return http.StatusAccepted, s.view(), nil
 	})
 }
 
@@ -302,7 +365,8 @@ func (h handlers) SetHA(w http.ResponseWriter, r *http.Request, projectID api.Pr
 		syncReplicas = min(syncReplicas, replicas)
 		s.svc.HaReplicas = &api.HAReplicas{ReplicaCount: ptr(replicas), SyncReplicaCount: ptr(syncReplicas)}
 		h.e.startConfiguring(s, now)
-		return http.StatusAccepted, toWireService(s.view()), nil
+		s.log(now, "LOG", fmt.Sprintf("HA replicas set to %d (%d synchronous)", replicas, syncReplicas))
+		return http.StatusAccepted, s.view(), nil
 	})
 }
 
@@ -380,7 +444,7 @@ func (h handlers) ForkService(w http.ResponseWriter, r *http.Request, projectID 
 			environment: env,
 			forkedFrom:  &api.ForkedFrom{ProjectID: ptr(projectID), ServiceID: ptr(serviceID), IsStandby: ptr(false)},
 		}, now)
-		return http.StatusAccepted, toWireService(fork.createdView()), nil
+		return http.StatusAccepted, fork.createdView(), nil
 	})
 }
 

@@ -38,13 +38,15 @@ type projectState struct {
 }
 
 type serviceRec struct {
-	// svc is the API view without initial_password and read_replica_sets (derived on output).
+	// svc is the API view without initial_password, read_replica_sets and the deprecated vpcEndpoint
+	// twin (derived on output).
 	svc             api.Service
 	initialPassword string
 	password        string
 	replicaSets     []*replicaSetRec // in creation order
 	steps           []step
 	gone            bool
+	logs            []logEntry // oldest first
 }
 
 type replicaSetRec struct {
@@ -79,6 +81,10 @@ func (s *serviceRec) vpcID() string {
 func (s *serviceRec) view() api.Service {
 	v := clone(s.svc)
 	v.InitialPassword = nil
+	if v.VpcEndpoint != nil {
+		twin := clone(*v.VpcEndpoint)
+		v.VpcEndpointDeprecated = &twin //nolint:staticcheck // the live API still sends the twin
+	}
 	rss := make([]api.ReadReplicaSet, 0, len(s.replicaSets))
 	for _, rs := range s.replicaSets {
 		rss = append(rss, rs.view())
@@ -278,6 +284,20 @@ func checkIntSize(cpuMillis, memoryGBs int) *apiError {
 	return nil
 }
 
+// parseDigitSize validates the digit-string size pair of the resize operations (service and replica
+// set; the spec's pattern has already refused anything but digits). "shared" is not possible.
+func parseDigitSize(cpu, mem string) (size, *apiError) {
+	c, errC := strconv.Atoi(cpu)
+	m, errM := strconv.Atoi(mem)
+	if errC != nil || errM != nil {
+		return size{}, badSize(cpu+"/"+mem, false)
+	}
+	if err := checkIntSize(c, m); err != nil {
+		return size{}, badSize(cpu+"/"+mem, false)
+	}
+	return size{c, m}, nil
+}
+
 // parseSize validates the string size pair of service create and fork. Both nil gives def.
 func parseSize(cpu, mem *string, def size) (size, *apiError) {
 	switch {
@@ -303,13 +323,16 @@ func parseSize(cpu, mem *string, def size) (size, *apiError) {
 	return size{c, m}, nil
 }
 
-// serviceSize reads the size from a service's first resource.
+// serviceSize reads the size from a service's first resource: a spec without numbers is shared.
 func serviceSize(svc api.Service) size {
 	if svc.Resources == nil || len(*svc.Resources) == 0 || (*svc.Resources)[0].Spec == nil {
 		return defaultSize
 	}
 	spec := (*svc.Resources)[0].Spec
-	return size{int(deref(spec.CPUMillis)), int(deref(spec.MemoryGbs))}
+	if spec.CPUMillis == nil || spec.MemoryGbs == nil {
+		return size{}
+	}
+	return size{*spec.CPUMillis, *spec.MemoryGbs}
 }
 
 // setServiceSize writes the size into a service's first resource, creating it if needed.
@@ -321,11 +344,18 @@ func (e *Emulator) setServiceSize(svc *api.Service, s size) {
 	if r.Spec == nil {
 		r.Spec = &api.ResourceSpec{VolumeType: ptr("gp3")}
 	}
-	r.Spec.CPUMillis = ptr(float64(s.cpuMillis))
-	r.Spec.MemoryGbs = ptr(float64(s.memoryGBs))
+	if s == (size{}) {
+		// A shared-size service has no numbers: both fields are absent.
+		r.Spec.CPUMillis, r.Spec.MemoryGbs = nil, nil
+		return
+	}
+	r.Spec.CPUMillis = ptr(s.cpuMillis)
+	r.Spec.MemoryGbs = ptr(s.memoryGBs)
 }
 
-// serviceType maps addons to a service type.
+// serviceType maps addons to a service type, with the live API's spelling: time-series gives
+// TIMESCALEDB; ai alone gives VECTOR (as on the servers that still report it; newer ones say
+// POSTGRES); nothing gives POSTGRES.
 func serviceType(addons *[]api.Addon) string {
 	var ts, ai bool
 	if addons != nil {
@@ -340,7 +370,7 @@ func serviceType(addons *[]api.Addon) string {
 	}
 	switch {
 	case ts:
-		return "TIMESERIESDB"
+		return "TIMESCALEDB"
 	case ai:
 		return "VECTOR"
 	}

@@ -30,7 +30,7 @@ func TestRequestValidation(t *testing.T) {
 		{"bad size pair", "POST", svc, `{"name":"x","cpu_millis":"1000","memory_gbs":"8"}`, 400, "BAD_REQUEST", "unsupported size 1000/8 (cpu_millis/memory_gbs); accepted sizes: shared/shared, 500/2, 1000/4, 2000/8, 4000/16, 8000/32, 16000/64, 32000/128"},
 		{"half shared", "POST", svc, `{"name":"x","cpu_millis":"shared","memory_gbs":"4"}`, 400, "BAD_REQUEST", "unsupported size shared/4"},
 		{"cpu only", "POST", svc, `{"name":"x","cpu_millis":"1000"}`, 400, "BAD_REQUEST", "must be given together"},
-		{"not a number", "POST", svc, `{"name":"x","cpu_millis":"lots","memory_gbs":"4"}`, 400, "BAD_REQUEST", "unsupported size lots/4"},
+		{"not a number", "POST", svc, `{"name":"x","cpu_millis":"lots","memory_gbs":"4"}`, 400, "BAD_REQUEST", "cpu_millis: string doesn't match the regular expression"},
 		{"cpu as int", "POST", svc, `{"name":"x","cpu_millis":1000,"memory_gbs":"4"}`, 400, "BAD_REQUEST", "cpu_millis"},
 		{"unknown region", "POST", svc, `{"name":"x","region_code":"mars-north-1"}`, 400, "BAD_REQUEST", `unknown region_code "mars-north-1"`},
 		{"bad environment", "POST", svc, `{"name":"x","environment_tag":"STAGING"}`, 400, "BAD_REQUEST", "environment_tag"},
@@ -38,10 +38,18 @@ func TestRequestValidation(t *testing.T) {
 		{"malformed JSON", "POST", svc, `{"name":`, 400, "BAD_REQUEST", "malformed JSON"},
 		{"not an object", "POST", svc, `[1,2]`, 400, "BAD_REQUEST", "invalid request body"},
 		{"no body", "POST", svc, ``, 400, "BAD_REQUEST", "request body is required"},
-		{"resize missing memory", "POST", one + "/resize", `{"cpu_millis":1000}`, 400, "BAD_REQUEST", `property "memory_gbs" is missing`},
-		{"resize strings", "POST", one + "/resize", `{"cpu_millis":"1000","memory_gbs":"4"}`, 400, "BAD_REQUEST", "cpu_millis"},
-		{"resize bad pair", "POST", one + "/resize", `{"cpu_millis":1000,"memory_gbs":2}`, 400, "BAD_REQUEST", "unsupported size 1000/2"},
-		{"resize to shared", "POST", one + "/resize", `{"cpu_millis":0,"memory_gbs":0}`, 400, "BAD_REQUEST", "cpu_millis"},
+		{"resize missing memory", "POST", one + "/resize", `{"cpu_millis":"1000"}`, 400, "BAD_REQUEST", `property "memory_gbs" is missing`},
+		{"resize integers", "POST", one + "/resize", `{"cpu_millis":1000,"memory_gbs":4}`, 400, "BAD_REQUEST", "cpu_millis: value must be a string"},
+		{"resize bad pair", "POST", one + "/resize", `{"cpu_millis":"1000","memory_gbs":"2"}`, 400, "BAD_REQUEST", "unsupported size 1000/2"},
+		{"resize to shared", "POST", one + "/resize", `{"cpu_millis":"shared","memory_gbs":"shared"}`, 400, "BAD_REQUEST", "cpu_millis"},
+		{"resize to zero", "POST", one + "/resize", `{"cpu_millis":"0","memory_gbs":"0"}`, 400, "BAD_REQUEST", "unsupported size 0/0"},
+		{"resize huge", "POST", one + "/resize", `{"cpu_millis":"99999999999999999999","memory_gbs":"4"}`, 400, "BAD_REQUEST", "unsupported size"},
+		{"resize negative", "POST", one + "/resize", `{"cpu_millis":"-1000","memory_gbs":"4"}`, 400, "BAD_REQUEST", "cpu_millis"},
+		{"replica resize integers", "POST", one + "/replicaSets/nosuchrs00/resize", `{"cpu_millis":1000,"memory_gbs":4}`, 400, "BAD_REQUEST", "cpu_millis: value must be a string"},
+		{"rename empty", "POST", one + "/rename", `{"name":""}`, 400, "BAD_REQUEST", "name"},
+		{"rename missing name", "POST", one + "/rename", `{}`, 400, "BAD_REQUEST", "name"},
+		{"logs bad since", "GET", one + "/logs?since=yesterday", ``, 400, "BAD_REQUEST", "since"},
+		{"logs bad cursor", "GET", one + "/logs?cursor=nope", ``, 400, "BAD_REQUEST", "invalid cursor"},
 		{"sync > replicas", "POST", one + "/setHA", `{"replica_count":1,"sync_replica_count":2}`, 400, "BAD_REQUEST", "sync_replica_count (2) must not exceed replica_count (1)"},
 		{"empty setHA", "POST", one + "/setHA", `{}`, 400, "BAD_REQUEST", "at least 1 properties"},
 		{"empty password", "POST", one + "/updatePassword", `{"password":""}`, 400, "BAD_REQUEST", "password"},
@@ -141,8 +149,7 @@ func TestAuthentication(t *testing.T) {
 
 func TestAnyCredentialsWhenNoKeys(t *testing.T) {
 	t.Parallel()
-	srv := NewServer(Options{})
-	t.Cleanup(srv.Close)
+	srv := newValidatedServer(t, Options{})
 	code, _, b := rawRequest(t, srv.URL, "GET", "/projects/p/services", "", "any", "thing")
 	if code != 200 {
 		t.Errorf("any credentials: %d %s", code, b)

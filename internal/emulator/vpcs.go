@@ -106,7 +106,7 @@ func (h handlers) GetVPC(w http.ResponseWriter, _ *http.Request, projectID api.P
 	})
 }
 
-// RenameVPC renames a VPC and answers it.
+// RenameVPC renames a VPC and answers 200 without a body, as the live API does.
 func (h handlers) RenameVPC(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, vpcID api.VPCID) {
 	var in api.VPCRename
 	if !decode(w, r, &in) {
@@ -121,7 +121,7 @@ func (h handlers) RenameVPC(w http.ResponseWriter, r *http.Request, projectID ap
 			return 0, nil, badRequest("name must be 1 to 128 characters", fmt.Sprintf("The name has %d characters.", n))
 		}
 		v.vpc.Name = ptr(in.Name)
-		return http.StatusOK, clone(v.vpc), nil
+		return http.StatusOK, nil, nil
 	})
 }
 
@@ -176,7 +176,7 @@ func (h handlers) ListPeerings(w http.ResponseWriter, _ *http.Request, projectID
 		for _, pr := range v.peerings {
 			out = append(out, clone(pr.p))
 		}
-		return http.StatusOK, toWirePeerings(out), nil
+		return http.StatusOK, out, nil
 	})
 }
 
@@ -219,7 +219,7 @@ func (h handlers) CreatePeering(w http.ResponseWriter, r *http.Request, projectI
 			}
 		}
 		v.peerings = append(v.peerings, pr)
-		return http.StatusCreated, toWirePeering(clone(pr.p)), nil
+		return http.StatusCreated, clone(pr.p), nil
 	})
 }
 
@@ -234,7 +234,7 @@ func (h handlers) GetPeering(w http.ResponseWriter, _ *http.Request, projectID a
 		if pr == nil {
 			return 0, nil, peeringNotFound(vpcID, peeringID)
 		}
-		return http.StatusOK, toWirePeering(clone(pr.p)), nil
+		return http.StatusOK, clone(pr.p), nil
 	})
 }
 

@@ -53,77 +53,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// The wire types send explicit nulls for the nullable fields, as the real API does, where the
-// generated types (omitempty) would leave them out.
+// Records go out as the live API sends them: an object that does not apply (pooler, forked_from,
+// vpc_endpoint, error_message) is absent, not null (the generated types omit nil fields), and an
+// attached service carries vpc_endpoint together with its deprecated twin vpcEndpoint (see
+// serviceRec.view).
 
-type wireReplicaSet struct {
-	api.ReadReplicaSet
-	ConnectionPooler *api.ConnectionPooler `json:"connection_pooler"`
+// messageBody is what the API sends, where the spec documents no body, on some servers.
+type messageBody struct {
+	Message string `json:"message"`
 }
 
-type wireService struct {
-	api.Service
-	ConnectionPooler *api.ConnectionPooler `json:"connection_pooler"`
-	ForkedFrom       *api.ForkedFrom       `json:"forked_from"`
-	VpcEndpoint      *api.VPCEndpoint      `json:"vpcEndpoint"`
-	ReadReplicaSets  []wireReplicaSet      `json:"read_replica_sets"`
-}
-
-type wirePeering struct {
-	api.Peering
-	ErrorMessage *string `json:"error_message"`
-}
-
-func toWireReplicaSet(rs api.ReadReplicaSet) wireReplicaSet {
-	return wireReplicaSet{ReadReplicaSet: rs, ConnectionPooler: rs.ConnectionPooler}
-}
-
-func toWireReplicaSets(in []api.ReadReplicaSet) []wireReplicaSet {
-	out := make([]wireReplicaSet, 0, len(in))
-	for _, rs := range in {
-		out = append(out, toWireReplicaSet(rs))
-	}
-	return out
-}
-
-func toWireService(s api.Service) wireService {
-	var rss []api.ReadReplicaSet
-	if s.ReadReplicaSets != nil {
-		rss = *s.ReadReplicaSets
-	}
-	return wireService{
-		Service:          s,
-		ConnectionPooler: s.ConnectionPooler,
-		ForkedFrom:       s.ForkedFrom,
-		VpcEndpoint:      s.VpcEndpoint,
-		ReadReplicaSets:  toWireReplicaSets(rss),
-	}
-}
-
-func toWireServices(in []api.Service) []wireService {
-	out := make([]wireService, 0, len(in))
-	for _, s := range in {
-		out = append(out, toWireService(s))
-	}
-	return out
-}
-
-func toWirePeering(p api.Peering) wirePeering {
-	return wirePeering{Peering: p, ErrorMessage: p.ErrorMessage}
-}
-
-func toWirePeerings(in []api.Peering) []wirePeering {
-	out := make([]wirePeering, 0, len(in))
-	for _, p := range in {
-		out = append(out, toWirePeering(p))
-	}
-	return out
-}
-
-// message is the Message body.
-func message(format string, args ...any) api.Message {
-	m := fmt.Sprintf(format, args...)
-	return api.Message{Message: &m}
+// message is a messageBody.
+func message(format string, args ...any) messageBody {
+	return messageBody{Message: fmt.Sprintf(format, args...)}
 }
 
 // clone deep-copies one of the generated API types through JSON, so callers never share pointers

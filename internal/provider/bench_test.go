@@ -53,8 +53,8 @@ func BenchmarkWaitServiceReady(b *testing.B) {
 func BenchmarkFlattenService(b *testing.B) {
 	svc := &api.Service{
 		ServiceID: ptr("rp1pz7uyae"), ProjectID: ptr("tp1project0"), Name: ptr("bench"), RegionCode: ptr("us-east-1"),
-		ServiceType: ptr("TIMESERIESDB"), Status: ptr(api.READY), Paused: ptr(false),
-		Resources:   &[]api.Resource{{ID: ptr("r1"), Spec: &api.ResourceSpec{CPUMillis: ptr(1000.0), MemoryGbs: ptr(4.0), VolumeType: ptr("gp3")}}},
+		ServiceType: ptr("TIMESERIESDB"), Status: ptr(api.READY),
+		Resources:   &[]api.Resource{{ID: ptr("r1"), Spec: &api.ResourceSpec{CPUMillis: ptr(1000), MemoryGbs: ptr(4), VolumeType: ptr("gp3")}}},
 		Metadata:    &api.ServiceMetadata{Environment: ptr("PROD")},
 		Endpoint:    &api.Endpoint{Host: ptr("rp1pz7uyae.tp1project0.db.dbcloud.example"), Port: ptr(5432)},
 		HaReplicas:  &api.HAReplicas{ReplicaCount: ptr(2), SyncReplicaCount: ptr(1)},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -313,11 +312,11 @@ func int64Value(p *int) types.Int64 {
 	return types.Int64Value(int64(*p))
 }
 
-func int64FromFloat(p *float64) types.Int64 {
+func int64FromFloat(p *int) types.Int64 {
 	if p == nil {
 		return types.Int64Null()
 	}
-	return types.Int64Value(int64(math.Round(*p)))
+	return types.Int64Value(int64(*p))
 }
 
 func boolValue(p *bool) types.Bool {

@@ -308,15 +308,14 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 
 	if !plan.Nodes.Equal(state.Nodes) || !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
 		changed = true
-		nodes := int(plan.Nodes.ValueInt64())
-		body := api.ReadReplicaSetResize{CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64()), Nodes: &nodes}
+		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
 		resized := func(rs *api.ReadReplicaSet) bool {
-			return deref(rs.Nodes) == nodes && int64FromFloat(rs.CPUMillis).ValueInt64() == int64(body.CPUMillis) &&
-				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(body.MemoryGbs)
+			return int64FromFloat(rs.CPUMillis).ValueInt64() == int64(cpu) &&
+				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(mem)
 		}
 		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
 		err := retryWhileBusy(ctx, r.pd, busyCall{What: what,
-			Call:    func(ctx context.Context) error { return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, body) },
+			Call:    func(ctx context.Context) error { return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem) },
 			Stuck:   replicaSetStuck(r.pd, serviceID, id),
 			Applied: replicaSetShows(r.pd, serviceID, id, resized),
 		})

@@ -55,7 +55,7 @@ func flattenService(svc *api.Service) serviceFields {
 		ServiceType:    stringValue(svc.ServiceType),
 		Status:         types.StringNull(),
 		Created:        formatAPITime(svc.Created),
-		Paused:         boolValue(svc.Paused),
+		Paused:         types.BoolValue(deref(svc.Status) == api.PAUSED),
 		CPUMillis:      types.Int64Null(),
 		MemoryGbs:      types.Int64Null(),
 		VolumeType:     types.StringNull(),
@@ -99,7 +99,7 @@ func flattenService(svc *api.Service) serviceFields {
 		f.PoolerPort = int64Value(svc.ConnectionPooler.Endpoint.Port)
 	}
 	// vpcEndpoint may be null, {} or missing: all mean "not attached".
-	if ve := svc.VpcEndpoint; ve != nil {
+	if ve := api.VPCEndpointOf(svc); ve != nil {
 		if ve.VpcID != nil && *ve.VpcID != "" {
 			f.VpcID = types.StringValue(*ve.VpcID)
 		}

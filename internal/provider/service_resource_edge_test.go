@@ -142,8 +142,8 @@ resource "dbcloud_service" "test" {
 		resource.TestStep{
 			PreConfig: func() {
 				ok := srv.UpdateService(testProjectID, id, func(s *api.Service) {
-					(*s.Resources)[0].Spec.CPUMillis = ptr(2000.0)
-					(*s.Resources)[0].Spec.MemoryGbs = ptr(8.0)
+					(*s.Resources)[0].Spec.CPUMillis = ptr(2000)
+					(*s.Resources)[0].Spec.MemoryGbs = ptr(8)
 				})
 				if !ok {
 					t.Fatalf("service %s not found", id)

@@ -268,7 +268,7 @@ func vpcHoldersOf(ctx context.Context, c *api.Client, vpcID string) (vpcHolders,
 		return h, err
 	}
 	for _, s := range services {
-		if s.VpcEndpoint == nil || deref(s.VpcEndpoint.VpcID) != vpcID {
+		if ve := api.VPCEndpointOf(&s); ve == nil || deref(ve.VpcID) != vpcID {
 			continue
 		}
 		st := deref(s.Status)

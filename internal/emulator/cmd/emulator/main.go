@@ -69,7 +69,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}{
 		{"service-queued", "QUEUED -> CONFIGURING after create/fork", func(t *emulator.Timing) *time.Duration { return &t.ServiceQueued }},
 		{"service-configuring", "CONFIGURING -> READY", func(t *emulator.Timing) *time.Duration { return &t.ServiceConfiguring }},
-		{"service-deleting", "DELETING -> gone", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleting }},
+		{"service-deleting", "DELETING -> DELETED", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleting }},
+		{"service-deleted", "DELETED -> gone (404)", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleted }},
+		{"service-pausing", "stop: PAUSING -> PAUSED", func(t *emulator.Timing) *time.Duration { return &t.ServicePausing }},
+		{"service-resuming", "start: RESUMING -> READY", func(t *emulator.Timing) *time.Duration { return &t.ServiceResuming }},
 		{"replica-creating", "replica set creating -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaCreating }},
 		{"replica-resizing", "replica set resizing -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaResizing }},
 		{"replica-deleting", "replica set deleting -> gone", func(t *emulator.Timing) *time.Duration { return &t.ReplicaDeleting }},

@@ -1,0 +1,25 @@
+package api
+
+// Helpers over the generated record types: the live API sends deprecated twins and may omit or null
+// any optional object, and these read it the way a client should.
+
+// VPCEndpointOf returns the service's VPC endpoint: vpc_endpoint first, then its deprecated twin
+// vpcEndpoint. It is nil when the service is not attached (the object absent, null, or without a
+// vpc_id and host).
+func VPCEndpointOf(s *Service) *VPCEndpoint {
+	if s == nil {
+		return nil
+	}
+	for _, ve := range []*VPCEndpoint{s.VpcEndpoint, s.VpcEndpointDeprecated} {
+		if ve != nil && (ve.VpcID != nil && *ve.VpcID != "" || ve.Host != nil && *ve.Host != "") {
+			return ve
+		}
+	}
+	return nil
+}
+
+// IsSharedSize reports whether a resource spec has no CPU and memory numbers (a shared-size
+// service).
+func IsSharedSize(spec *ResourceSpec) bool {
+	return spec == nil || spec.CPUMillis == nil || spec.MemoryGbs == nil
+}
