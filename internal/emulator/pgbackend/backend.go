@@ -23,7 +23,7 @@ type Backend struct {
 	logf func(format string, args ...any)
 
 	mu       sync.Mutex
-	last     chan struct{}          // closed when the last queued operation is over
+	last     chan struct{}         // closed when the last queued operation is over
 	services map[string]*provision // by service id
 }
 
