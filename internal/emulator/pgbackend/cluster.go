@@ -78,6 +78,29 @@ type Cluster struct {
 	closed bool
 }
 
+// dirPrefix starts the name of a cluster's temporary directory.
+const dirPrefix = "dbcloud-pg-"
+
+// removeStale removes the directories of clusters whose server is gone (an emulator killed
+// outright: the server then stops through its parent-death signal and removes its postmaster.pid,
+// but nobody removes the directory). Directories younger than ten minutes are left alone: they
+// may belong to a cluster being created.
+func removeStale(parent string) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	dirs, _ := filepath.Glob(filepath.Join(parent, dirPrefix+"*"))
+	for _, d := range dirs {
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < 10*time.Minute {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "data", "postmaster.pid")); errors.Is(err, os.ErrNotExist) {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
 // superuser is the bootstrap superuser's name.
 const superuser = "postgres"
 
@@ -149,7 +172,8 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(opts.TempDir, "dbcloud-pg-")
+	removeStale(opts.TempDir)
+	dir, err := os.MkdirTemp(opts.TempDir, dirPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("pgbackend: %w", err)
 	}

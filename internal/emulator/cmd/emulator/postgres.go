@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os/exec"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
@@ -47,6 +48,9 @@ func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulat
 	cluster, err := pgbackend.Start(ctx, pgbackend.Options{BinDir: binDir, Logf: logger.Printf})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (-postgres off runs the emulator without it)", err)
+	}
+	if _, err := exec.LookPath("pgbouncer"); err != nil {
+		logger.Printf("emulator: pgbouncer not installed: connection pooler endpoints are invented (nothing listens on them)")
 	}
 	b := pgbackend.NewBackend(cluster)
 	stop = func() {
