@@ -72,6 +72,7 @@ type Cluster struct {
 	cmd       *exec.Cmd
 	exited    chan struct{} // closed when the server process has exited
 	startup   time.Duration
+	initdb    time.Duration // the initdb part of startup
 
 	mu     sync.Mutex // serialises admin SQL
 	admin  *pgx.Conn
@@ -214,6 +215,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		return nil, fmt.Errorf("pgbackend: initdb: %w\n%s", err, tail(out, 2000))
 	}
 	_ = os.Remove(pwfile)
+	c.initdb = time.Since(began)
 
 	c.timescale = c.hasTimescale()
 	// A free port can be taken between choosing and binding it: try a few.
@@ -230,7 +232,8 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		return nil, err
 	}
 	c.startup = time.Since(began)
-	c.logf("pgbackend: PostgreSQL (%s) on %s:%d, started in %v", binDir, c.host, c.port, c.startup.Round(time.Millisecond))
+	c.logf("pgbackend: PostgreSQL (%s) on %s:%d, started in %v (initdb %v)", binDir, c.host, c.port,
+		c.startup.Round(time.Millisecond), c.initdb.Round(time.Millisecond))
 	return c, nil
 }
 
@@ -375,8 +378,8 @@ func (c *Cluster) Host() string { return c.host }
 // Port is the server's TCP port.
 func (c *Cluster) Port() int { return c.port }
 
-// StartupTime is how long Start took (initdb plus server start-up).
-func (c *Cluster) StartupTime() time.Duration { return c.startup }
+// StartupTime is how long Start took (initdb plus server start-up), and the initdb part of it.
+func (c *Cluster) StartupTime() (total, initdb time.Duration) { return c.startup, c.initdb }
 
 // TimescaleDB reports whether the timescaledb extension is available (and preloaded).
 func (c *Cluster) TimescaleDB() bool { return c.timescale }
