@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 func cluster(t testing.TB) *Cluster {
 	t.Helper()
 	shared.once.Do(func() {
-		shared.c, shared.err = Start(context.Background(), Options{})
+		shared.c, shared.err = Start(context.WithoutCancel(t.Context()), Options{})
 	})
 	if shared.err != nil {
 		t.Fatalf("starting PostgreSQL (these tests need its server binaries; CI installs them with apt-get install postgresql): %v", shared.err)
@@ -65,7 +65,7 @@ func create(t *testing.T, c *Cluster, password string) string {
 	if s.Host != "127.0.0.1" || s.Port != c.Port() || s.User != id || s.Database != id {
 		t.Errorf("service = %+v", s)
 	}
-	t.Cleanup(func() { _ = c.Drop(context.Background(), id) })
+	t.Cleanup(func() { _ = c.Drop(context.WithoutCancel(t.Context()), id) })
 	return id
 }
 
@@ -75,7 +75,7 @@ func mustConnect(t *testing.T, c *Cluster, user, password, db string) *pgx.Conn 
 	if err != nil {
 		t.Fatalf("login as %s to %s: %v", user, db, err)
 	}
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
 	return conn
 }
 
@@ -133,7 +133,7 @@ func TestCreateTimescaleNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Drop(context.Background(), id) })
+	t.Cleanup(func() { _ = c.Drop(context.WithoutCancel(t.Context()), id) })
 	if c.TimescaleDB() != (s.Note == "") {
 		t.Errorf("timescaledb available %v, note %q", c.TimescaleDB(), s.Note)
 	}
@@ -173,7 +173,7 @@ func TestFork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Drop(context.Background(), fork) })
+	t.Cleanup(func() { _ = c.Drop(context.WithoutCancel(t.Context()), fork) })
 	if s.User != fork || s.Database != fork {
 		t.Errorf("fork = %+v", s)
 	}

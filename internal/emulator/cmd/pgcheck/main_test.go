@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -25,7 +24,7 @@ func TestWriteForkRead(t *testing.T) {
 	check := func(password string, args ...string) (string, error) {
 		t.Setenv("PGCHECK_TEST_PW", password)
 		var stdout, stderr strings.Builder
-		err := run(context.Background(), append(args, "-port", port, "-password-env", "PGCHECK_TEST_PW", "-wait", "0s"), &stdout, &stderr)
+		err := run(t.Context(), append(args, "-port", port, "-password-env", "PGCHECK_TEST_PW", "-wait", "0s"), &stdout, &stderr)
 		return stdout.String() + stderr.String(), err
 	}
 	if out, err := check("src-pw", "write", "-service", "src0000001", "-value", "hello"); err != nil || !strings.Contains(out, "wrote") {
