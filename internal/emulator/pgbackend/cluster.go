@@ -329,7 +329,7 @@ func (c *Cluster) startServer(ctx context.Context, data string, cred *syscall.Cr
 			return fmt.Errorf("pgbackend: postgres exited at start-up:\n%s", tail(out, 2000))
 		case <-ctx.Done():
 			out, _ := os.ReadFile(logPath)
-			return fmt.Errorf("pgbackend: postgres did not accept connections in time (%w): %v\n%s", ctx.Err(), err, tail(out, 2000))
+			return fmt.Errorf("pgbackend: postgres did not accept connections in time (%w): %w\n%s", ctx.Err(), err, tail(out, 2000))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
