@@ -125,6 +125,8 @@ type Options struct {
 	Now func() time.Time
 	// Logf, if set, receives one line per request.
 	Logf func(format string, args ...any)
+	// Database, if set, puts a real database behind every service (see backend.go). Nil: in memory.
+	Database DatabaseBackend
 }
 
 // Emulator is the in-memory API. It is an http.Handler serving the API under BasePath.
@@ -138,6 +140,7 @@ type Emulator struct {
 	logf                 func(format string, args ...any)
 	spec                 *spec
 	handler              http.Handler // the generated router over handlers
+	db                   DatabaseBackend
 
 	// mu guards everything below.
 	mu         sync.Mutex
@@ -166,6 +169,7 @@ func New(opts Options) *Emulator {
 		now:       opts.Now,
 		logf:      opts.Logf,
 		spec:      sp,
+		db:        opts.Database,
 		timing:    opts.Timing,
 		state:     map[string]*projectState{},
 		usedIDs:   map[string]bool{},

@@ -75,7 +75,7 @@ func (e *Emulator) scheduleProvisioning(s *serviceRec, now time.Time) {
 	ready := configuring.Add(e.timing.ServiceConfiguring)
 	s.steps = []step{
 		{at: configuring, do: func() { s.setStatus(api.CONFIGURING) }},
-		{at: ready, do: func() { s.setStatus(api.READY) }},
+		{at: ready, do: func() { s.setStatus(api.READY) }, wait: func() bool { return e.dbReady(s) }},
 	}
 }
 
@@ -111,6 +111,7 @@ func (e *Emulator) newService(projectID string, p newServiceParams, now time.Tim
 	}
 	e.setServiceSize(&svc, p.size)
 	s := &serviceRec{svc: svc, initialPassword: pw, password: pw}
+	e.dbCreate(s, p)
 	e.scheduleProvisioning(s, now)
 	s.seedLogs(now)
 	proj := e.project(projectID)
@@ -196,6 +197,7 @@ func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectI
 			return http.StatusAccepted, nil, nil
 		}
 		s.setStatus(api.DELETING)
+		h.e.dbDelete(s)
 		s.svc.VpcEndpoint = nil
 		for _, rs := range s.replicaSets {
 			rs.setStatus(api.ReplicaSetStatusDeleting)
@@ -302,6 +304,9 @@ func (h handlers) UpdatePassword(w http.ResponseWriter, r *http.Request, project
 		}
 		if in.Password == "" {
 			return 0, nil, badRequest("password must not be empty", "Give the new password in the password field.")
+		}
+		if err := h.e.dbPassword(s, in.Password); err != nil {
+			return 0, nil, err
 		}
 		s.password = in.Password
 		return http.StatusNoContent, nil, nil

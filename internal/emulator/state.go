@@ -15,13 +15,17 @@ import (
 
 // step is a pending transition: do runs once the clock reaches at.
 type step struct {
-	at time.Time
-	do func()
+	at   time.Time
+	do   func()
+	wait func() bool // if set, the step is also held back until wait() holds (database backend)
 }
 
 // runDue carries out, in order, the steps whose deadline has passed and returns the rest.
 func runDue(steps []step, now time.Time) []step {
 	for len(steps) > 0 && !now.Before(steps[0].at) {
+		if steps[0].wait != nil && !steps[0].wait() {
+			break
+		}
 		s := steps[0]
 		steps = steps[1:]
 		s.do()

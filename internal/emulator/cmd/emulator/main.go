@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
 func main() {
@@ -47,6 +48,9 @@ type config struct {
 	addr string
 	opts emulator.Options
 	log  bool
+
+	postgres       string // -postgres: auto, on or off (postgres.go)
+	postgresBinDir string
 }
 
 // parseFlags parses the command line. Usage and flag errors are written to stderr.
@@ -60,6 +64,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	projects := fs.String("projects", "", "comma-separated allow-list of project ids (empty: any project)")
 	preset := fs.String("timing", "demo", "timing preset: fast (tests, ~50ms phases), demo (seconds) or instant")
 	fs.BoolVar(&cfg.log, "log", false, "log every request to stderr")
+	fs.StringVar(&cfg.postgres, "postgres", postgresAuto, "a real PostgreSQL database behind each service: auto (on when the server binaries are found), on or off")
+	fs.StringVar(&cfg.postgresBinDir, "postgres-bindir", "", "directory of the PostgreSQL server binaries (default: $"+pgbackend.EnvBinDir+", pg_config --bindir, the newest /usr/lib/postgresql/*/bin)")
 
 	// Explicit durations override the preset's.
 	var overrides emulator.Timing
@@ -98,6 +104,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			return cfg, err
 		}
 		return cfg, errUsage
+	}
+	if err := checkPostgresFlag(cfg.postgres, stderr); err != nil {
+		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		usagef(stderr, "unexpected arguments: %q\n", fs.Args())
@@ -174,6 +183,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	db, stopDB, err := startDatabase(ctx, cfg, stderr)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer stopDB()
+	cfg.opts.Database = db
 	srv := &http.Server{Handler: emulator.New(cfg.opts), ReadHeaderTimeout: 10 * time.Second}
 	if _, err := fmt.Fprintln(stdout, baseURL(ln.Addr())); err != nil {
 		_ = ln.Close()

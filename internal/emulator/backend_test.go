@@ -1,0 +1,157 @@
+package emulator
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// fakeDB records the calls of the emulator into its DatabaseBackend.
+type fakeDB struct {
+	mu        sync.Mutex
+	calls     []string
+	passwords map[string]string
+	ready     bool // Ready answers true only once this is set
+	fail      error
+}
+
+func (f *fakeDB) record(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fmt.Sprintf(format, args...))
+}
+
+func (f *fakeDB) setPassword(id, pw string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.passwords == nil {
+		f.passwords = map[string]string{}
+	}
+	f.passwords[id] = pw
+}
+
+func (f *fakeDB) OnCreate(id, pw string, ts bool) (string, int, error) {
+	f.record("create %s ts=%v", id, ts)
+	f.setPassword(id, pw)
+	return "127.0.0.1", 15432, nil
+}
+
+func (f *fakeDB) OnFork(src, id, pw string) (string, int, error) {
+	f.record("fork %s %s", src, id)
+	f.setPassword(id, pw)
+	return "127.0.0.1", 15432, nil
+}
+
+func (f *fakeDB) OnPassword(id, pw string) error {
+	f.record("password %s", id)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail != nil {
+		return f.fail
+	}
+	f.passwords[id] = pw
+	return nil
+}
+
+func (f *fakeDB) OnPause(id string) error  { f.record("pause %s", id); return nil }
+func (f *fakeDB) OnResume(id string) error { f.record("resume %s", id); return nil }
+func (f *fakeDB) OnDelete(id string) error { f.record("delete %s", id); return nil }
+
+func (f *fakeDB) Ready(id, pw string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ready && f.passwords[id] == pw
+}
+
+func (f *fakeDB) setReady(v bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ready = v
+}
+
+func (f *fakeDB) setFail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fail = err
+}
+
+func (f *fakeDB) history() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+func TestDatabaseBackendHooks(t *testing.T) {
+	db := &fakeDB{}
+	clk := newFakeClock()
+	e := newEnv(t, Options{Timing: FastTiming(), Now: clk.Now, Database: db})
+	e.clk = clk
+
+	// Create: the endpoint is the backend's; READY waits for Ready.
+	s := e.createService(api.ServiceCreate{Name: "db", Addons: addons(api.TimeSeries)})
+	id := *s.ServiceID
+	if s.Endpoint == nil || str(s.Endpoint.Host) != "127.0.0.1" || *s.Endpoint.Port != 15432 {
+		t.Errorf("endpoint = %+v", s.Endpoint)
+	}
+	clk.Advance(time.Hour)
+	e.mustStatus(id, api.CONFIGURING)
+	db.setReady(true)
+	e.mustStatus(id, api.READY)
+
+	// updatePassword goes to the backend; a backend failure is a 500 and keeps the old password.
+	resp, err := e.c.UpdatePasswordWithResponse(e.ctx, testProject, id, api.UpdatePasswordInput{Password: "new-pw"})
+	if err != nil || resp.StatusCode() != http.StatusNoContent {
+		t.Fatalf("updatePassword: %v %v", resp.StatusCode(), err)
+	}
+	db.setFail(errors.New("boom"))
+	resp, err = e.c.UpdatePasswordWithResponse(e.ctx, testProject, id, api.UpdatePasswordInput{Password: "newer-pw"})
+	if err != nil || resp.StatusCode() != http.StatusInternalServerError {
+		t.Fatalf("updatePassword with a failing backend: %v %v", resp.StatusCode(), err)
+	}
+	db.setFail(nil)
+	if pw := e.srv.ServicePassword(testProject, id); pw != "new-pw" {
+		t.Errorf("password = %q after the failed change", pw)
+	}
+
+	// Fork: the backend copies the source.
+	fr, err := e.c.ForkServiceWithResponse(e.ctx, testProject, id, api.ForkServiceCreate{ForkStrategy: api.NOW})
+	if err != nil || fr.JSON202 == nil {
+		t.Fatalf("fork: %v %s", err, fr.Body)
+	}
+	forkID := *fr.JSON202.ServiceID
+	clk.Advance(time.Hour)
+	e.mustStatus(forkID, api.READY)
+
+	// Pause and resume (the stop and start handlers call these).
+	e.srv.mu.Lock()
+	rec := e.srv.findService(testProject, id)
+	errPause, errResume := e.srv.dbPause(rec), e.srv.dbResume(rec)
+	e.srv.mu.Unlock()
+	if errPause != nil || errResume != nil {
+		t.Fatalf("pause/resume: %v %v", errPause, errResume)
+	}
+
+	// Delete.
+	del, err := e.c.DeleteServiceWithResponse(e.ctx, testProject, forkID)
+	if err != nil || del.StatusCode() != http.StatusAccepted {
+		t.Fatalf("delete: %v %v", del.StatusCode(), err)
+	}
+	want := []string{
+		"create " + id + " ts=true",
+		"password " + id,
+		"password " + id,
+		"fork " + id + " " + forkID,
+		"pause " + id,
+		"resume " + id,
+		"delete " + forkID,
+	}
+	if got := db.history(); !slices.Equal(got, want) {
+		t.Errorf("calls:\n got %q\nwant %q", got, want)
+	}
+}

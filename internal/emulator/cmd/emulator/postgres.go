@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"os/exec"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
+)
+
+// Flags -postgres and -postgres-bindir: a real PostgreSQL cluster behind the services.
+const (
+	postgresAuto = "auto" // on when the server binaries are found
+	postgresOn   = "on"
+	postgresOff  = "off"
+)
+
+// checkPostgresFlag validates -postgres.
+func checkPostgresFlag(mode string, stderr io.Writer) error {
+	switch mode {
+	case postgresAuto, postgresOn, postgresOff:
+		return nil
+	}
+	usagef(stderr, "-postgres must be auto, on or off, not %q\n", mode)
+	return errUsage
+}
+
+// startDatabase starts the PostgreSQL cluster the configuration asks for. It answers a nil
+// backend (services in memory only) with -postgres off, or with auto when no server binaries are
+// found. stop waits for the queued database operations and removes the cluster.
+func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulator.DatabaseBackend, stop func(), err error) {
+	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
+	if cfg.postgres == postgresOff {
+		return nil, func() {}, nil
+	}
+	binDir, err := pgbackend.FindBinDir(cfg.postgresBinDir)
+	if err != nil {
+		if cfg.postgres == postgresAuto && cfg.postgresBinDir == "" {
+			logger.Printf("emulator: no PostgreSQL behind the services (in memory only): %v", err)
+			return nil, func() {}, nil
+		}
+		return nil, nil, err
+	}
+	cluster, err := pgbackend.Start(ctx, pgbackend.Options{BinDir: binDir, Logf: logger.Printf})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w (-postgres off runs the emulator without it)", err)
+	}
+	if _, err := exec.LookPath("pgbouncer"); err != nil {
+		logger.Printf("emulator: pgbouncer not installed: connection pooler endpoints are invented (nothing listens on them)")
+	}
+	b := pgbackend.NewBackend(cluster)
+	stop = func() {
+		if err := b.Close(10 * time.Second); err != nil {
+			logger.Printf("emulator: %v", err)
+		}
+		if err := cluster.Close(); err != nil {
+			logger.Printf("emulator: removing the PostgreSQL cluster: %v", err)
+		}
+	}
+	return b, stop, nil
+}
