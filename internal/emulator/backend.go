@@ -82,7 +82,7 @@ func (e *Emulator) dbPassword(s *serviceRec, password string) *apiError {
 	return nil
 }
 
-// dbPause refuses logins to a pausing service (to be called by the stop handler).
+// dbPause refuses logins to a pausing service (called by the stop handler).
 func (e *Emulator) dbPause(s *serviceRec) *apiError {
 	if e.db == nil {
 		return nil
@@ -93,7 +93,7 @@ func (e *Emulator) dbPause(s *serviceRec) *apiError {
 	return nil
 }
 
-// dbResume allows logins to a resuming service again (to be called by the start handler).
+// dbResume allows logins to a resuming service again (called by the start handler).
 func (e *Emulator) dbResume(s *serviceRec) *apiError {
 	if e.db == nil {
 		return nil

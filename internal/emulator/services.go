@@ -263,6 +263,9 @@ func (h handlers) StopService(w http.ResponseWriter, _ *http.Request, projectID 
 		if err != nil {
 			return 0, nil, err
 		}
+		if err := h.e.dbPause(s); err != nil {
+			return 0, nil, err
+		}
 		s.setStatus(api.PAUSING)
 		s.steps = []step{{at: now.Add(h.e.timing.ServicePausing), do: func() { s.setStatus(api.PAUSED) }}}
 		s.log(now, "LOG", "received smart shutdown request: the service is being paused")
@@ -283,6 +286,9 @@ func (h handlers) StartService(w http.ResponseWriter, _ *http.Request, projectID
 				fmt.Sprintf("service %s is %s, not PAUSED", serviceID, st),
 				"Only a paused service can be started.",
 			)
+		}
+		if err := h.e.dbResume(s); err != nil {
+			return 0, nil, err
 		}
 		s.setStatus(api.RESUMING)
 		s.steps = []step{{at: now.Add(h.e.timing.ServiceResuming), do: func() { s.setStatus(api.READY) }}}
