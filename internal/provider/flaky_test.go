@@ -69,7 +69,8 @@ func TestAccFlakyAPI_stackSurvives(t *testing.T) {
 			Config: stackConfig(srv, "flaky-net-renamed", 2, 1000, 4),
 			ConfigPlanChecks: emptyPlanAfterApply(
 				plancheck.ExpectResourceAction("dbcloud_vpc.net", plancheck.ResourceActionUpdate),
-				plancheck.ExpectResourceAction("dbcloud_read_replica_set.reader", plancheck.ResourceActionUpdate),
+				// nodes 1 -> 2: the live API fixes a set's node count at create, so the set is replaced.
+				plancheck.ExpectResourceAction("dbcloud_read_replica_set.reader", plancheck.ResourceActionReplace),
 			),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttrPtr("dbcloud_service.db", "id", &serviceID),
@@ -206,13 +207,14 @@ resource "dbcloud_read_replica_set" "r" {
 				srv.InjectFault("setReplicaSetEnvironment", emulator.FaultServerError, 1)
 				srv.InjectFault("enableReplicaSetPooler", emulator.FaultBadGateway, 1)
 			},
-			Config: config(2, 1000, 4, "PROD", true),
+			Config: config(1, 1000, 4, "PROD", true),
 			ConfigPlanChecks: emptyPlanAfterApply(
 				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 			),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttrPtr(addr, "id", &id),
-				resource.TestCheckResourceAttr(addr, "nodes", "2"),
+				resource.TestCheckResourceAttr(addr, "nodes", "1"),
+				resource.TestCheckResourceAttr(addr, "cpu_millis", "1000"),
 				resource.TestCheckResourceAttr(addr, "environment", "PROD"),
 				resource.TestCheckResourceAttr(addr, "connection_pooler_enabled", "true"),
 				resource.TestCheckResourceAttr(addr, "status", "active"),
@@ -224,6 +226,19 @@ resource "dbcloud_read_replica_set" "r" {
 					}
 					return nil
 				},
+			),
+		},
+		// A nodes change is a replacement, not an update.
+		resource.TestStep{
+			Config: config(2, 1000, 4, "PROD", true),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionReplace),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(addr, "nodes", "2"),
+				resource.TestCheckResourceAttr(addr, "connection_pooler_enabled", "true"),
+				netTestCalls(srv, "resizeReplicaSet", 1),
+				netTestCalls(srv, "createReplicaSet", 1),
 			),
 		},
 	))

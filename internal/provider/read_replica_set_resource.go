@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -11,8 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -67,9 +68,18 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"(and optionally their own connection pooler).\n\n" +
 			"Creating a set needs the parent service to be `READY`: while the service is busy (being created, resized, " +
 			"attached to a VPC...) the provider waits instead of failing. Creation waits until the set is `active`; a set " +
-			"that ends in status `error` fails the apply (Terraform keeps it as tainted and replaces it on the next apply). " +
-			"Resizing (`nodes`, `cpu_millis`, `memory_gbs`) is one API call and waits until the set is `active` again; the " +
-			"connection pooler and the environment tag change in place. Deletion waits until the set is gone.\n\n" +
+			"that ends in status `error` fails the apply (Terraform keeps it as tainted and replaces it on the next apply).\n\n" +
+			"**In place:** `cpu_millis` and `memory_gbs` (one resize call, then a wait until the set is `active` again), " +
+			"`connection_pooler_enabled` and `environment`. **Replacement:** `service_id`, `name` and `nodes` (the API fixes " +
+			"a set's node count at create: its resize call cannot change it, so a new `nodes` value destroys the set and " +
+			"creates a new one). Deletion waits until the set is gone.\n\n" +
+			"**Removing an optional argument** (`nodes`, `environment`, `connection_pooler_enabled`) from the configuration " +
+			"never changes or replaces anything: the set keeps the value it has. At create, an absent argument takes the " +
+			"documented default.\n\n" +
+			"**Interrupted applies:** when the apply is interrupted (Ctrl-C) while a new set is still `creating`, the set is " +
+			"kept in state with its id and a warning (it is not tainted); the next plan shows an update of `status` to " +
+			"`active` and the next apply waits for it, without a second create. When the `create` timeout runs out instead, " +
+			"the apply fails and Terraform taints the set: the next apply replaces it (raise `timeouts.create` to avoid that).\n\n" +
 			"Import with `terraform import dbcloud_read_replica_set.example <service_id>/<replica_set_id>`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -93,16 +103,20 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"nodes": schema.Int64Attribute{
 				Optional: true,
 				Computed: true,
-				Default:  int64default.StaticInt64(1),
-				MarkdownDescription: "Number of replica nodes, at least 1. Default `1`. Changes in place: together with " +
-					"`cpu_millis` and `memory_gbs` in one resize call, waiting until the set is `active` again.",
+				MarkdownDescription: "Number of replica nodes, at least 1; `1` when not set at create. The API fixes the node " +
+					"count at create: **changing it replaces the set** (destroy, then create). Removing the argument keeps the " +
+					"set's node count.",
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
+				PlanModifiers: []planmodifier.Int64{
+					int64planmodifier.UseStateForUnknown(),
+					int64planmodifier.RequiresReplace(),
+				},
 			},
 			"cpu_millis": schema.Int64Attribute{
 				Required: true,
 				MarkdownDescription: "CPU of each node in milli-cores (`1000` = 1 vCPU). Must form one of the sizes the API " +
 					"offers together with `memory_gbs` (e.g. `500`/`2`, `1000`/`4`, `2000`/`8`); the API validates the pair. " +
-					"Changes in place (resize).",
+					"Changes in place (resize; the set keeps its id and endpoint).",
 				Validators: []validator.Int64{int64validator.AtLeast(1)},
 			},
 			"memory_gbs": schema.Int64Attribute{
@@ -114,21 +128,22 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "Environment tag: `DEV` or `PROD`. When not set, the API's value is kept (new sets " +
-					"start as `DEV`). Changes in place.",
+					"start as `DEV`). Changes in place; removing the argument keeps the set's tag.",
 				Validators:    []validator.String{stringvalidator.OneOf(string(api.DEV), string(api.PROD))},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"connection_pooler_enabled": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
-				Default:  booldefault.StaticBool(false),
 				MarkdownDescription: "Whether the set has its own connection pooler (`pooler_hostname`/`pooler_port`). " +
-					"Default `false`. Changes in place.",
+					"New sets start without one. Changes in place. Removing the argument keeps the pooler as it is.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"status": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "Status reported by the API: `creating`, `active`, `resizing`, `deleting` or `error` " +
-					"(other values are passed through). After a successful apply it is `active`.",
+					"(other values are passed through). After a successful apply it is `active`. A set left `creating` or " +
+					"`resizing` by an interrupted apply plans an update to `active`: the next apply waits for it.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"hostname": schema.StringAttribute{
@@ -164,7 +179,9 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
-// switched, and an update always ends with the set active.
+// switched, and an update always ends with the set active. A set whose last apply did not see it
+// active (an interrupted create's wait: status creating or resizing) plans status active, so that the
+// next apply runs Update, which waits for it.
 func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
@@ -180,9 +197,10 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringUnknown())...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Unknown())...)
 	}
-	changes := poolerChanges || !plan.Nodes.Equal(state.Nodes) || !plan.CPUMillis.Equal(state.CPUMillis) ||
-		!plan.MemoryGbs.Equal(state.MemoryGbs) || !plan.Environment.Equal(state.Environment)
-	if changes && plan.ServiceID.Equal(state.ServiceID) && plan.Name.Equal(state.Name) {
+	changes := poolerChanges || !plan.CPUMillis.Equal(state.CPUMillis) ||
+		!plan.MemoryGbs.Equal(state.MemoryGbs) || !plan.Environment.Equal(state.Environment) ||
+		replicaSetTransitional(state.Status.ValueString())
+	if changes && plan.ServiceID.Equal(state.ServiceID) && plan.Name.Equal(state.Name) && plan.Nodes.Equal(state.Nodes) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.ReplicaSetStatusActive)))...)
 	}
 }
@@ -201,9 +219,13 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	const summary = "Could not create read replica set"
 
 	serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
+	nodes := int64(1) // the documented default when the configuration does not set it
+	if !plan.Nodes.IsUnknown() && !plan.Nodes.IsNull() {
+		nodes = plan.Nodes.ValueInt64()
+	}
 	body := api.ReadReplicaSetCreate{
 		Name:      name,
-		Nodes:     int(plan.Nodes.ValueInt64()),
+		Nodes:     int(nodes),
 		CPUMillis: int(plan.CPUMillis.ValueInt64()),
 		MemoryGbs: int(plan.MemoryGbs.ValueInt64()),
 	}
@@ -233,6 +255,15 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 		if rs != nil {
 			state.applyRecord(rs)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+		if errors.Is(err, context.Canceled) {
+			// Interrupted (Ctrl-C): keep the set in state untainted; the next plan sees its status
+			// (creating) and plans the wait (ModifyPlan), instead of a destroy and a second create.
+			resp.Diagnostics.AddWarning("Read replica set creation interrupted: the set is kept",
+				fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
+					"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
+					"without creating a second set. Detail: %s", name, id, serviceID, state.Status.ValueString(), errorDetail(err)))
+			return
 		}
 		addError(&resp.Diagnostics, summary, err)
 		return
@@ -306,7 +337,15 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	serviceID, id, name := state.ServiceID.ValueString(), state.ID.ValueString(), state.Name.ValueString()
 	changed := false
 
-	if !plan.Nodes.Equal(state.Nodes) || !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
+	if replicaSetTransitional(state.Status.ValueString()) {
+		// An earlier apply was interrupted before the set was active: finish that wait first.
+		changed = true
+		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active (resuming an interrupted apply)", nil); err != nil {
+			addError(&resp.Diagnostics, summary, err)
+			return
+		}
+	}
+	if !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
 		changed = true
 		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
 		resized := func(rs *api.ReadReplicaSet) bool {
@@ -459,6 +498,15 @@ func (m *readReplicaSetModel) nullUnknowns() {
 	}
 }
 
+// replicaSetTransitional reports a status that turns active by waiting.
+func replicaSetTransitional(status string) bool {
+	switch api.ReplicaSetStatus(status) {
+	case api.ReplicaSetStatusCreating, api.ReplicaSetStatusResizing:
+		return true
+	}
+	return false
+}
+
 func replicaSetPoolerEnabled(rs *api.ReadReplicaSet) bool {
 	return rs != nil && rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil && deref(rs.ConnectionPooler.Endpoint.Host) != ""
 }
@@ -609,7 +657,11 @@ func findNewReplicaSet(ctx context.Context, c *api.Client, serviceID, name strin
 // waitReplicaSet waits until the set is active (and done(set), when given). Status error is a terminal
 // failure. The last record seen is returned with the error when there is one.
 func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, purpose string, done func(*api.ReadReplicaSet) bool) (*api.ReadReplicaSet, error) {
-	var last *api.ReadReplicaSet
+	var (
+		last  *api.ReadReplicaSet
+		story []string // the statuses seen, in order, for the error message
+		start = time.Now()
+	)
 	what := fmt.Sprintf("read replica set %q (%s) of service %s %s", name, id, serviceID, purpose)
 	rs, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[*api.ReadReplicaSet], error) {
 		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
@@ -621,13 +673,18 @@ func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, 
 			return PollResult[*api.ReadReplicaSet]{}, err
 		}
 		last = rs
+		if st := string(deref(rs.Status)); len(story) == 0 || story[len(story)-1] != st {
+			story = append(story, st)
+		}
 		switch st := deref(rs.Status); {
 		case st == api.ReplicaSetStatusError:
 			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"read replica set %q (%s) of service %s is in status %q: the API could not provision it "+
-					"(nodes %d, cpu_millis %d, memory_gbs %d). Terraform keeps it as tainted: the next apply deletes and re-creates it; "+
+					"(nodes %d, cpu_millis %d, memory_gbs %d; statuses seen while waiting %s: %s, over %s). "+
+					"Status error is terminal: Terraform keeps the set as tainted and the next apply deletes and re-creates it; "+
 					"if it fails again, try another size or contact support with the set id",
-				name, id, serviceID, st, deref(rs.Nodes), int64FromFloat(rs.CPUMillis).ValueInt64(), int64FromFloat(rs.MemoryGbs).ValueInt64()))
+				name, id, serviceID, st, deref(rs.Nodes), int64FromFloat(rs.CPUMillis).ValueInt64(), int64FromFloat(rs.MemoryGbs).ValueInt64(),
+				purpose, strings.Join(story, " -> "), time.Since(start).Round(time.Second)))
 		case st == api.ReplicaSetStatusDeleting:
 			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
 				"read replica set %q (%s) of service %s is being deleted (outside Terraform, or with its service) while waiting for it %s", name, id, serviceID, purpose))

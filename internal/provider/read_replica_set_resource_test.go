@@ -45,6 +45,9 @@ func TestAccReadReplicaSet_lifecycle(t *testing.T) {
 	small := `
   cpu_millis = 500
   memory_gbs = 2`
+	resized := `
+  cpu_millis = 1000
+  memory_gbs = 4`
 	big := `
   nodes      = 2
   cpu_millis = 1000
@@ -91,22 +94,60 @@ func TestAccReadReplicaSet_lifecycle(t *testing.T) {
 			ImportStateVerify:       true,
 			ImportStateVerifyIgnore: []string{"timeouts"},
 		},
-		// nodes, cpu and memory change in place, in one resize call.
+		// cpu and memory change in place, in one resize call whose body carries digit strings and no nodes.
 		resource.TestStep{
-			Config: rsConfig(srv, svcA, "reader", big),
+			Config: rsConfig(srv, svcA, "reader", resized),
 			ConfigPlanChecks: emptyPlanAfterApply(
 				plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionUpdate),
 				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("status"), knownvalue.StringExact("active")),
 				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("hostname"), knownvalue.NotNull()),
 				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("pooler_hostname"), knownvalue.Null()),
+				plancheck.ExpectKnownValue(rsAddr, tfjsonpath.New("nodes"), knownvalue.Int64Exact(1)),
 			),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttrPtr(rsAddr, "id", &firstID),
+				resource.TestCheckResourceAttr(rsAddr, "nodes", "1"),
+				resource.TestCheckResourceAttr(rsAddr, "cpu_millis", "1000"),
+				resource.TestCheckResourceAttr(rsAddr, "memory_gbs", "4"),
+				resource.TestCheckResourceAttr(rsAddr, "status", "active"),
+				netTestCalls(srv, "resizeReplicaSet", 1),
+				rsResizeBodies(srv, `{"cpu_millis":"1000","memory_gbs":"4"}`),
+				func(*terraform.State) error {
+					rs, _ := srv.ReplicaSet(testProjectID, svcA, firstID)
+					if deref(rs.Nodes) != 1 || deref(rs.CPUMillis) != 1000 || deref(rs.MemoryGbs) != 4 {
+						return fmt.Errorf("emulator: replica set is %d x %v/%v", deref(rs.Nodes), deref(rs.CPUMillis), deref(rs.MemoryGbs))
+					}
+					return nil
+				},
+			),
+		},
+		// A nodes change replaces the set: the live resize call cannot change the node count.
+		resource.TestStep{
+			Config: rsConfig(srv, svcA, "reader", big),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionReplace),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(s *terraform.State) error {
+					id, err := netTestAttr(s, rsAddr, "id")
+					if err != nil {
+						return err
+					}
+					if id == firstID {
+						return fmt.Errorf("nodes change: the set kept id %s, want a new set", id)
+					}
+					if _, ok := srv.ReplicaSet(testProjectID, svcA, firstID); ok {
+						return fmt.Errorf("nodes change: the replaced set %s still exists", firstID)
+					}
+					firstID = id
+					return nil
+				},
 				resource.TestCheckResourceAttr(rsAddr, "nodes", "2"),
 				resource.TestCheckResourceAttr(rsAddr, "cpu_millis", "1000"),
 				resource.TestCheckResourceAttr(rsAddr, "memory_gbs", "4"),
 				resource.TestCheckResourceAttr(rsAddr, "status", "active"),
 				netTestCalls(srv, "resizeReplicaSet", 1),
+				netTestCalls(srv, "createReplicaSet", 2),
 				func(*terraform.State) error {
 					rs, _ := srv.ReplicaSet(testProjectID, svcA, firstID)
 					if deref(rs.Nodes) != 2 || deref(rs.CPUMillis) != 1000 || deref(rs.MemoryGbs) != 4 {
@@ -400,4 +441,25 @@ func TestAccReadReplicaSet_disappears(t *testing.T) {
 			},
 		},
 	))
+}
+
+// rsResizeBodies checks the bodies of every resizeReplicaSet request the emulator logged: each must be
+// want exactly (digit strings, no nodes), as the live API takes them.
+func rsResizeBodies(srv *emulator.Server, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.OperationID != "resizeReplicaSet" {
+				continue
+			}
+			n++
+			if got := strings.TrimSpace(string(r.Body)); got != want {
+				return fmt.Errorf("resizeReplicaSet body %s, want %s", got, want)
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("no resizeReplicaSet request was logged")
+		}
+		return nil
+	}
 }

@@ -87,8 +87,8 @@ func TestAccStack_vpcServiceReplicaPeering(t *testing.T) {
 					if !ok || svc.VpcEndpoint == nil || deref(svc.VpcEndpoint.VpcID) != vpcID {
 						return fmt.Errorf("emulator: service %s is not attached to VPC %s", serviceID, vpcID)
 					}
-					if deref(svc.ServiceType) != "TIMESERIESDB" {
-						return fmt.Errorf("emulator: service type %q, want TIMESERIESDB", deref(svc.ServiceType))
+					if deref(svc.ServiceType) != "TIMESCALEDB" {
+						return fmt.Errorf("emulator: service type %q, want TIMESCALEDB", deref(svc.ServiceType))
 					}
 					if rs, ok := srv.ReplicaSet(testProjectID, serviceID, replicaID); !ok || deref(rs.Status) != api.ReplicaSetStatusActive {
 						return fmt.Errorf("emulator: replica set %s found=%v status=%s", replicaID, ok, deref(rs.Status))
@@ -102,7 +102,7 @@ func TestAccStack_vpcServiceReplicaPeering(t *testing.T) {
 		},
 		// Rename the VPC and resize the replica set: updates in place only, nothing else moves.
 		resource.TestStep{
-			Config: stackConfig(srv, "stack-net-renamed", 2, 1000, 4),
+			Config: stackConfig(srv, "stack-net-renamed", 1, 1000, 4),
 			ConfigPlanChecks: emptyPlanAfterApply(
 				plancheck.ExpectResourceAction(vpcAddr, plancheck.ResourceActionUpdate),
 				plancheck.ExpectResourceAction(replicaAddr, plancheck.ResourceActionUpdate),
@@ -115,7 +115,7 @@ func TestAccStack_vpcServiceReplicaPeering(t *testing.T) {
 				resource.TestCheckResourceAttrPtr(replicaAddr, "id", &replicaID),
 				resource.TestCheckResourceAttrPtr(peerAddr, "id", &peeringID),
 				resource.TestCheckResourceAttr(vpcAddr, "name", "stack-net-renamed"),
-				resource.TestCheckResourceAttr(replicaAddr, "nodes", "2"),
+				resource.TestCheckResourceAttr(replicaAddr, "nodes", "1"),
 				resource.TestCheckResourceAttr(replicaAddr, "cpu_millis", "1000"),
 				resource.TestCheckResourceAttr(replicaAddr, "memory_gbs", "4"),
 				resource.TestCheckResourceAttr(replicaAddr, "status", "active"),

@@ -90,7 +90,8 @@ func TestAccVPC_lifecycle(t *testing.T) {
 			ImportStateVerify:       true,
 			ImportStateVerifyIgnore: []string{"timeouts"},
 		},
-		// Rename in place.
+		// Rename in place: the live API (and the emulator) answers the rename 200 with an empty body, so
+		// the provider reads the VPC again; same id, an update, one rename call, no create.
 		resource.TestStep{
 			Config:           vpcConfig(srv, "net-b", "10.0.0.0/16", "us-east-1"),
 			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(vpcAddr, plancheck.ResourceActionUpdate)),
@@ -99,6 +100,25 @@ func TestAccVPC_lifecycle(t *testing.T) {
 				resource.TestCheckResourceAttr(vpcAddr, "name", "net-b"),
 				vpcInEmulator(srv, "net-b", "10.0.0.0/16", "us-east-1"),
 				netTestCalls(srv, "renameVPC", 1),
+				netTestCalls(srv, "createVPC", 1),
+				func(*terraform.State) error {
+					readAfter, renamed := false, false
+					for _, r := range srv.Requests() {
+						switch {
+						case r.OperationID == "renameVPC":
+							if r.Status != 200 {
+								return fmt.Errorf("renameVPC answered %d, want 200", r.Status)
+							}
+							renamed = true
+						case renamed && r.OperationID == "getVPC":
+							readAfter = true
+						}
+					}
+					if !readAfter {
+						return fmt.Errorf("the provider did not read the VPC again after the empty rename answer")
+					}
+					return nil
+				},
 			),
 		},
 		// A new CIDR replaces the VPC.
