@@ -7,8 +7,13 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
+
+// DefaultProgressEvery is how often a long wait logs its elapsed time and last status at INFO.
+const DefaultProgressEvery = time.Minute
 
 // Backoff is the polling schedule of every waiter: the first poll comes after First, each later delay
 // grows by Factor up to Max, and every delay is spread by +/- Jitter (a fraction) so that parallel
@@ -81,6 +86,10 @@ type Waiter[T any] struct {
 	MaxTransient int
 	Clock        Clock
 	Rand         func() float64
+	// ProgressEvery is how often the wait logs at INFO the elapsed time and the last status (each status
+	// change is logged at once too); zero means DefaultProgressEvery. Only What, statuses and durations
+	// are logged: never values, so never secrets.
+	ProgressEvery time.Duration
 	// Poll looks once. An error is terminal unless it is transient (see IsTransient); stopWaiting(err)
 	// ends the wait with err as it is.
 	Poll func(ctx context.Context) (PollResult[T], error)
@@ -147,11 +156,28 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 		deadline = d
 	}
 	var (
-		zero        T
-		lastStatus  string
-		statusSince time.Time
-		transient   int
+		zero         T
+		lastStatus   string
+		statusSince  time.Time
+		transient    int
+		polls        int
+		lastProgress = start
 	)
+	every := w.ProgressEvery
+	if every <= 0 {
+		every = DefaultProgressEvery
+	}
+	progress := func(now time.Time) {
+		if now.Sub(lastProgress) < every {
+			return
+		}
+		lastProgress = now
+		tflog.Info(ctx, fmt.Sprintf("still waiting for %s: %s elapsed, last status %s", w.What,
+			now.Sub(start).Round(time.Second), orNone(lastStatus)), map[string]any{
+			"what": w.What, "elapsed": now.Sub(start).Round(time.Second).String(), "last_status": lastStatus,
+			"status_for": now.Sub(statusSince).Round(time.Second).String(), "polls": polls,
+		})
+	}
 	timeout := func(cause error) (T, error) {
 		now := clock.Now()
 		e := &WaitTimeoutError{What: w.What, Waited: now.Sub(start), LastStatus: lastStatus, Cause: cause}
@@ -162,14 +188,21 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 	}
 	for n := 0; ; n++ {
 		res, err := w.Poll(ctx)
+		polls++
 		var stop *stopError
 		switch {
 		case errors.As(err, &stop):
 			return zero, stop.err
 		case err == nil:
 			transient = 0
-			if res.Status != lastStatus || lastStatus == "" {
-				lastStatus, statusSince = res.Status, clock.Now()
+			if res.Status != lastStatus || polls == 1 {
+				now := clock.Now()
+				tflog.Info(ctx, fmt.Sprintf("waiting for %s: status %s (was %s, after %s)", w.What, orNone(res.Status),
+					orNone(lastStatus), now.Sub(start).Round(time.Second)), map[string]any{
+					"what": w.What, "status": res.Status, "previous_status": lastStatus,
+					"elapsed": now.Sub(start).Round(time.Second).String(),
+				})
+				lastStatus, statusSince = res.Status, now
 			}
 			if res.Done {
 				return res.Value, nil
@@ -197,5 +230,13 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 		if err := clock.Sleep(ctx, delay); err != nil {
 			return timeout(err)
 		}
+		progress(clock.Now())
 	}
+}
+
+func orNone(status string) string {
+	if status == "" {
+		return "(none yet)"
+	}
+	return status
 }

@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
@@ -191,5 +194,62 @@ func TestWaiterHonoursContextDeadline(t *testing.T) {
 	}
 	if el := time.Since(start); el > time.Second {
 		t.Errorf("wait overran its deadline: %s", el)
+	}
+}
+
+// Every status change is logged at INFO at once, and during a long wait about every minute the elapsed
+// time and the last status; the log holds what is waited for, statuses and durations only.
+func TestWaiterLogsProgress(t *testing.T) {
+	var out bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &out)
+	clock := &virtualClock{now: time.Unix(0, 0)}
+	// 10s polls: QUEUED for 3 minutes, CONFIGURING for 1 minute, then READY.
+	var statuses []string
+	for range 18 {
+		statuses = append(statuses, "QUEUED")
+	}
+	for range 6 {
+		statuses = append(statuses, "CONFIGURING")
+	}
+	statuses = append(statuses, "READY")
+	poll, _ := statusPoller(statuses, "READY")
+	w := Waiter[string]{What: "service x to become READY", Timeout: time.Hour,
+		Backoff: Backoff{First: 10 * time.Second, Factor: 1}, Clock: clock, Poll: poll}
+	if _, err := w.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	raw := out.String()
+	entries, err := tflogtest.MultilineJSONDecode(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var changes []string
+	progress := 0
+	for _, e := range entries {
+		if e["@level"] != "info" {
+			t.Errorf("log entry at %v, want info: %v", e["@level"], e)
+		}
+		msg, _ := e["@message"].(string)
+		switch {
+		case strings.HasPrefix(msg, "waiting for service x to become READY: status "):
+			changes = append(changes, e["status"].(string))
+		case strings.HasPrefix(msg, "still waiting for service x to become READY: "):
+			progress++
+			if e["elapsed"] == "" || e["last_status"] == "" {
+				t.Errorf("progress entry without elapsed time or last status: %v", e)
+			}
+		default:
+			t.Errorf("unexpected log entry %q", msg)
+		}
+	}
+	if got := strings.Join(changes, ","); got != "QUEUED,CONFIGURING,READY" {
+		t.Errorf("status changes logged: %s, want QUEUED,CONFIGURING,READY", got)
+	}
+	// Four minutes of waiting: a progress line every minute.
+	if progress < 3 || progress > 4 {
+		t.Errorf("%d progress entries in a 4-minute wait, want one a minute", progress)
+	}
+	if !strings.Contains(raw, `"last_status":"QUEUED"`) || !strings.Contains(raw, `"elapsed":"1m0s"`) {
+		t.Errorf("progress entries must name the elapsed time and the last status:\n%s", raw)
 	}
 }
