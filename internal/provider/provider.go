@@ -201,6 +201,7 @@ func (p *dbcloudProvider) DataSources(_ context.Context) []func() datasource.Dat
 	return []func() datasource.DataSource{
 		NewServiceDataSource,
 		NewServicesDataSource,
+		NewReadReplicaSetDataSource,
 		NewReadReplicaSetsDataSource,
 		NewVPCDataSource,
 		NewVPCsDataSource,

@@ -98,7 +98,7 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 				Required:            true,
 				MarkdownDescription: "Name of the replica set, 1 to 128 characters. The API cannot rename a set: changing it replaces the set.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
+				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 128)},
 			},
 			"nodes": schema.Int64Attribute{
 				Optional: true,
@@ -466,14 +466,14 @@ func (m *readReplicaSetModel) applyRecord(rs *api.ReadReplicaSet) {
 		m.Status = types.StringValue(string(*rs.Status))
 	}
 	if ep := rs.Endpoint; ep != nil && deref(ep.Host) != "" {
-		m.Hostname = stringValue(ep.Host)
+		m.Hostname = types.StringPointerValue(ep.Host)
 		m.Port = int64Value(ep.Port)
 	} else {
 		m.Hostname, m.Port = types.StringNull(), types.Int64Null()
 	}
 	m.ConnectionPoolerEnabled = types.BoolValue(replicaSetPoolerEnabled(rs))
 	if replicaSetPoolerEnabled(rs) {
-		m.PoolerHostname = stringValue(rs.ConnectionPooler.Endpoint.Host)
+		m.PoolerHostname = types.StringPointerValue(rs.ConnectionPooler.Endpoint.Host)
 		m.PoolerPort = int64Value(rs.ConnectionPooler.Endpoint.Port)
 	} else {
 		m.PoolerHostname, m.PoolerPort = types.StringNull(), types.Int64Null()

@@ -89,19 +89,7 @@ func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	attrs["read_replica_sets"] = schema.ListNestedAttribute{
 		Computed:            true,
 		MarkdownDescription: "The service's read replica sets.",
-		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"id":              schema.StringAttribute{Computed: true, MarkdownDescription: "Replica set id."},
-			"name":            schema.StringAttribute{Computed: true, MarkdownDescription: "Replica set name."},
-			"status":          schema.StringAttribute{Computed: true, MarkdownDescription: "Status: `creating`, `active`, `resizing`, `deleting` or `error`."},
-			"nodes":           schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of nodes."},
-			"cpu_millis":      schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU per node in thousandths of a core."},
-			"memory_gbs":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Memory per node in GB."},
-			"environment":     schema.StringAttribute{Computed: true, MarkdownDescription: "Environment tag: `DEV` or `PROD`."},
-			"hostname":        schema.StringAttribute{Computed: true, MarkdownDescription: "Host name of the replica set's endpoint."},
-			"port":            schema.Int64Attribute{Computed: true, MarkdownDescription: "Port of the replica set's endpoint."},
-			"pooler_hostname": schema.StringAttribute{Computed: true, MarkdownDescription: "Host name of the replica set's connection pooler; null while it is off."},
-			"pooler_port":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Port of the replica set's connection pooler; null while it is off."},
-		}},
+		NestedObject:        schema.NestedAttributeObject{Attributes: replicaSetItemAttributes()},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads one service of the provider's project by id, with its endpoints and read replica sets. " +

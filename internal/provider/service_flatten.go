@@ -222,43 +222,4 @@ func setStrings(ctx context.Context, s types.Set) ([]string, diag.Diagnostics) {
 	return out, diags
 }
 
-// replicaSetObjects maps a service's read replica sets to a list of objects.
-func replicaSetObjects(sets *[]api.ReadReplicaSet) types.List {
-	objType := types.ObjectType{AttrTypes: serviceReplicaSetAttrTypes}
-	if sets == nil {
-		return types.ListValueMust(objType, []attr.Value{})
-	}
-	vals := make([]attr.Value, 0, len(*sets))
-	for _, rs := range *sets {
-		status := types.StringNull()
-		if rs.Status != nil {
-			status = types.StringValue(string(*rs.Status))
-		}
-		env := types.StringNull()
-		if rs.Metadata != nil {
-			env = stringValue(rs.Metadata.Environment)
-		}
-		host, port := types.StringNull(), types.Int64Null()
-		if rs.Endpoint != nil {
-			host, port = stringValue(rs.Endpoint.Host), int64Value(rs.Endpoint.Port)
-		}
-		pHost, pPort := types.StringNull(), types.Int64Null()
-		if rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil {
-			pHost, pPort = stringValue(rs.ConnectionPooler.Endpoint.Host), int64Value(rs.ConnectionPooler.Endpoint.Port)
-		}
-		vals = append(vals, types.ObjectValueMust(serviceReplicaSetAttrTypes, map[string]attr.Value{
-			"id":              stringValue(rs.ID),
-			"name":            stringValue(rs.Name),
-			"status":          status,
-			"nodes":           int64Value(rs.Nodes),
-			"cpu_millis":      int64FromFloat(rs.CPUMillis),
-			"memory_gbs":      int64FromFloat(rs.MemoryGbs),
-			"environment":     env,
-			"hostname":        host,
-			"port":            port,
-			"pooler_hostname": pHost,
-			"pooler_port":     pPort,
-		}))
-	}
-	return types.ListValueMust(objType, vals)
-}
+// replicaSetObjects, the read replica sets of a service: read_replica_set_flatten.go.

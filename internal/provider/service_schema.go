@@ -332,17 +332,3 @@ var serviceForkAttrTypes = map[string]attr.Type{
 	"strategy":          types.StringType,
 	"target_time":       types.StringType,
 }
-
-var serviceReplicaSetAttrTypes = map[string]attr.Type{
-	"id":              types.StringType,
-	"name":            types.StringType,
-	"status":          types.StringType,
-	"nodes":           types.Int64Type,
-	"cpu_millis":      types.Int64Type,
-	"memory_gbs":      types.Int64Type,
-	"environment":     types.StringType,
-	"hostname":        types.StringType,
-	"port":            types.Int64Type,
-	"pooler_hostname": types.StringType,
-	"pooler_port":     types.Int64Type,
-}

@@ -4,11 +4,21 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
+
+// decimalID is the plan-time rule for VPC and peering ids, which the API writes as decimal strings
+// (1234567890): a library validator, so a typo fails at plan, before anything is created.
+func decimalID(what string) validator.String {
+	return stringvalidator.RegexMatches(decimalIDPattern, "must be a "+what+" id: a decimal string such as 1234567890")
+}
+
+var decimalIDPattern = regexp.MustCompile(`^[0-9]+$`)
 
 // VPC CIDR prefix lengths the provider accepts at plan time. The API has the last word; these bounds
 // only catch the obvious mistakes before anything is created.

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -68,5 +70,36 @@ func TestUnitValidCIDR_describes(t *testing.T) {
 	d := vpcCIDR().Description(context.Background())
 	if !strings.Contains(d, "/16") || !strings.Contains(d, "/28") || !strings.Contains(d, "10.0.0.0/16") {
 		t.Errorf("description %q should name the bounds and an example", d)
+	}
+}
+
+// Names count characters, not bytes (a 100-character non-ASCII name is valid; 129 characters are not),
+// and VPC and peering ids must be decimal strings at plan time.
+func TestUnitNetValidatorsFromLibrary(t *testing.T) {
+	ctx := context.Background()
+	run := func(vs []validator.String, s string) int {
+		var resp validator.StringResponse
+		for _, v := range vs {
+			v.ValidateString(ctx, validator.StringRequest{Path: path.Root("x"), ConfigValue: types.StringValue(s)}, &resp)
+		}
+		return resp.Diagnostics.ErrorsCount()
+	}
+	var rsSchema resource.SchemaResponse
+	(&readReplicaSetResource{}).Schema(ctx, resource.SchemaRequest{}, &rsSchema)
+	var vpcSchema resource.SchemaResponse
+	(&vpcResource{}).Schema(ctx, resource.SchemaRequest{}, &vpcSchema)
+	for name, sch := range map[string]rschema.Schema{"read replica set": rsSchema.Schema, "vpc": vpcSchema.Schema} {
+		vs := sch.Attributes["name"].(rschema.StringAttribute).Validators
+		if n := run(vs, strings.Repeat("é", 100)); n != 0 {
+			t.Errorf("%s: a 100-character non-ASCII name must be valid, got %d errors", name, n)
+		}
+		if n := run(vs, strings.Repeat("a", 129)); n == 0 {
+			t.Errorf("%s: a 129-character name must be rejected", name)
+		}
+	}
+	for s, want := range map[string]int{"1234567890": 0, "vpc-0abc": 1, "12 34": 1, "": 1} {
+		if got := run([]validator.String{decimalID("VPC")}, s); got != want {
+			t.Errorf("decimalID(%q): %d errors, want %d", s, got, want)
+		}
 	}
 }

@@ -37,8 +37,8 @@ func (d *vpcDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, re
 			"id": schema.StringAttribute{
 				Optional:            true,
 				Computed:            true,
-				MarkdownDescription: "Id of the VPC. Give this or `name`.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				MarkdownDescription: "Id of the VPC (a decimal string). Give this or `name`.",
+				Validators:          []validator.String{decimalID("VPC")},
 			},
 			"name": schema.StringAttribute{
 				Optional:            true,
@@ -138,7 +138,7 @@ type vpcDataItem struct {
 }
 
 func vpcItem(v *api.VPC) vpcDataItem {
-	return vpcDataItem{ID: stringValue(v.ID), Name: stringValue(v.Name), CIDR: stringValue(v.Cidr), RegionCode: stringValue(v.RegionCode)}
+	return vpcDataItem{ID: types.StringPointerValue(v.ID), Name: types.StringPointerValue(v.Name), CIDR: types.StringPointerValue(v.Cidr), RegionCode: types.StringPointerValue(v.RegionCode)}
 }
 
 func (d *vpcsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

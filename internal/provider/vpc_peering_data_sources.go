@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -37,14 +36,14 @@ type peeringDataModel struct {
 
 func peeringData(vpcID string, p *api.Peering) peeringDataModel {
 	return peeringDataModel{
-		ID:             stringValue(p.ID),
+		ID:             types.StringPointerValue(p.ID),
 		VPCID:          types.StringValue(vpcID),
-		PeerAccountID:  stringValue(p.PeerAccountID),
-		PeerRegionCode: stringValue(p.PeerRegionCode),
-		PeerVPCID:      stringValue(p.PeerVpcID),
-		Status:         stringValue(p.Status),
-		ProvisionedID:  stringValue(p.ProvisionedID),
-		ErrorMessage:   stringValue(p.ErrorMessage),
+		PeerAccountID:  types.StringPointerValue(p.PeerAccountID),
+		PeerRegionCode: types.StringPointerValue(p.PeerRegionCode),
+		PeerVPCID:      types.StringPointerValue(p.PeerVpcID),
+		Status:         types.StringPointerValue(p.Status),
+		ProvisionedID:  types.StringPointerValue(p.ProvisionedID),
+		ErrorMessage:   types.StringPointerValue(p.ErrorMessage),
 	}
 }
 
@@ -64,13 +63,13 @@ func (d *vpcPeeringDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	attrs := peeringComputedAttributes()
 	attrs["vpc_id"] = schema.StringAttribute{
 		Required:            true,
-		MarkdownDescription: "Id of the VPC the peering belongs to.",
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		MarkdownDescription: "Id of the VPC the peering belongs to (a decimal string).",
+		Validators:          []validator.String{decimalID("VPC")},
 	}
 	attrs["id"] = schema.StringAttribute{
 		Required:            true,
-		MarkdownDescription: "Id of the peering.",
-		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+		MarkdownDescription: "Id of the peering (a decimal string).",
+		Validators:          []validator.String{decimalID("peering")},
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "One peering of a VPC, by `vpc_id` and `id`. A peering that does not exist is an error.",
@@ -120,8 +119,8 @@ func (d *vpcPeeringsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		Attributes: map[string]schema.Attribute{
 			"vpc_id": schema.StringAttribute{
 				Required:            true,
-				MarkdownDescription: "Id of the VPC whose peerings to list.",
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				MarkdownDescription: "Id of the VPC whose peerings to list (a decimal string).",
+				Validators:          []validator.String{decimalID("VPC")},
 			},
 			"peerings": schema.ListNestedAttribute{
 				Computed:            true,

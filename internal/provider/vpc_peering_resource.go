@@ -70,9 +70,9 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"vpc_id": schema.StringAttribute{
 				Required:            true,
-				MarkdownDescription: "Id of the dbcloud VPC to peer, usually `dbcloud_vpc.<name>.id`. Changing it replaces the peering.",
+				MarkdownDescription: "Id of the dbcloud VPC to peer (a decimal string), usually `dbcloud_vpc.<name>.id`. Changing it replaces the peering.",
 				PlanModifiers:       replace,
-				Validators:          nonEmpty,
+				Validators:          []validator.String{decimalID("VPC")},
 			},
 			"peer_account_id": schema.StringAttribute{
 				Required:            true,
@@ -291,7 +291,7 @@ func (m *vpcPeeringModel) applyRecord(p *api.Peering) {
 	set(&m.PeerVPCID, p.PeerVpcID)
 	set(&m.Status, p.Status)
 	set(&m.ProvisionedID, p.ProvisionedID)
-	m.ErrorMessage = stringValue(p.ErrorMessage)
+	m.ErrorMessage = types.StringPointerValue(p.ErrorMessage)
 }
 
 // nullUnknowns turns the computed values the API did not report into nulls: state must not hold unknowns.

@@ -60,8 +60,8 @@ func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			},
 			"name": schema.StringAttribute{
 				Required:            true,
-				MarkdownDescription: "Name of the VPC, 1 to 128 characters. Changes in place (rename).",
-				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
+				MarkdownDescription: "Name of the VPC, 1 to 128 characters (counted as characters, not bytes). Changes in place (rename: same id).",
+				Validators:          []validator.String{stringvalidator.UTF8LengthBetween(1, 128)},
 			},
 			"cidr": schema.StringAttribute{
 				Required: true,
