@@ -5,6 +5,6 @@ data "dbcloud_read_replica_sets" "example" {
 
 output "replica_endpoints" {
   value = {
-    for rs in data.dbcloud_read_replica_sets.example.replica_sets : rs.name => "${rs.hostname}:${rs.port}"
+    for rs in data.dbcloud_read_replica_sets.example.read_replica_sets : rs.name => "${rs.hostname}:${rs.port}"
   }
 }
