@@ -95,7 +95,7 @@ func TestLimiterRateFloorAndRecovery(t *testing.T) {
 func TestLimiterPriorities(t *testing.T) {
 	l := NewLimiter(LimiterConfig{MinRate: 10, Window: time.Second})
 	l.observe(at(0), http.StatusTooManyRequests, -1) // rate 10/s, bucket empty
-	now := at(time.Second)                             // the bucket holds one token
+	now := at(time.Second)                           // the bucket holds one token
 	l.waiting[PriorityWrite] = 1
 	l.waiting[PriorityPoll] = 1
 	if d := l.reserve(now, PriorityPoll); d <= 0 {
