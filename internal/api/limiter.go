@@ -75,8 +75,8 @@ var DefaultLimiterConfig = LimiterConfig{MinRate: 1, MaxRate: 100, Increase: 0.5
 // It starts open. A 429 closes the gate for everyone until the Retry-After has passed (a shared
 // pause), and halves the rate (once per congestion: 429s that arrive together count once); a token
 // bucket then spaces requests at that rate. Every answer that is not a 429 raises the rate again by
-// about Increase per second (additive increase, multiplicative decrease, as TCP does), and above
-// MaxRate the limiter opens again. While the gate is narrow, higher priorities go first.
+// about Increase per second (additive increase, multiplicative decrease, as TCP does), more slowly
+// once near the rate that met the last 429, and above MaxRate the limiter opens again. While the gate is narrow, higher priorities go first.
 //
 // The logic is in reserve and observe, which take the time as an argument so that tests need no
 // clock; Wait and Observe are their real-time faces.
@@ -89,6 +89,7 @@ type Limiter struct {
 	last       time.Time
 	pauseUntil time.Time
 	lastCut    time.Time
+	ceiling    float64 // the rate at the last 429: near it, the rate grows slowly
 	sent       []time.Time // send times within cfg.Window, while open
 	waiting    [numPriorities]int
 	cuts       int
@@ -214,8 +215,13 @@ func (l *Limiter) observe(now time.Time, status int, retryAfter time.Duration) {
 		if status == 0 || math.IsInf(l.rate, 1) {
 			return
 		}
-		// Additive increase: about cfg.Increase more requests per second for each second of answers.
-		l.rate += l.cfg.Increase / l.rate
+		// Additive increase: about cfg.Increase more requests per second for each second of answers,
+		// an eighth of that once within 10% of the rate that met the last 429 (probe gently there).
+		inc := l.cfg.Increase / l.rate
+		if l.rate >= 0.9*l.ceiling {
+			inc /= 8
+		}
+		l.rate += inc
 		if l.rate > l.cfg.MaxRate {
 			l.rate = math.Inf(1)
 			l.sent = l.sent[:0]
@@ -232,10 +238,12 @@ func (l *Limiter) observe(now time.Time, status int, retryAfter time.Duration) {
 		return
 	}
 	if math.IsInf(l.rate, 1) {
-		l.rate = l.sentRateLocked(now) / 2
+		l.ceiling = l.sentRateLocked(now)
 	} else {
-		l.rate /= 2
+		l.ceiling = l.rate
 	}
+	l.ceiling = math.Max(l.ceiling, 2*l.cfg.MinRate)
+	l.rate = l.ceiling / 2
 	l.rate = math.Max(l.rate, l.cfg.MinRate)
 	l.tokens = 0
 	l.last = now

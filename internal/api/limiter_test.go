@@ -36,7 +36,7 @@ func TestLimiterFirst429HalvesTheObservedRateAndPausesEveryone(t *testing.T) {
 	now := at(time.Second)
 	l.observe(now, http.StatusTooManyRequests, 2*time.Second)
 	s := l.State()
-	if s.Rate != 10 || s.Cuts != 1 || !s.PauseUntil.Equal(now.Add(2*time.Second)) {
+	if s.Rate != 10 || s.Cuts != 1 || !s.PauseUntil.Equal(now.Add(2*time.Second)) || l.ceiling != 20 {
 		t.Fatalf("state %+v, want rate 10 (20/s halved), one cut, a pause of 2s", s)
 	}
 	// Every priority waits out the pause.
@@ -84,7 +84,12 @@ func TestLimiterRateFloorAndRecovery(t *testing.T) {
 	if s := l.State(); s.Rate != 4 {
 		t.Fatalf("rate %v after a connection error", s.Rate)
 	}
-	for range 10 {
+	// Within 10% of the rate that met the 429 (here the floor's double, 4), it grows 8 times slower.
+	l.observe(at(2*time.Second), http.StatusAccepted, -1)
+	if s := l.State(); s.Rate != 4.125 {
+		t.Fatalf("rate %v, want 4 + 4/4/8 = 4.125", s.Rate)
+	}
+	for range 200 {
 		l.observe(at(2*time.Second), http.StatusAccepted, -1)
 	}
 	if s := l.State(); !math.IsInf(s.Rate, 1) {
