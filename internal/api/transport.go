@@ -179,7 +179,8 @@ func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	failures := 0
 	// last is the last retriable answer, kept so that a budget that runs out while the request waits
-	// to be retried yields that answer (a 429, a 503) rather than a bare deadline error.
+	// to be retried yields that answer (a 429, a 503) rather than a bare deadline error. It is dropped
+	// as soon as the next attempt is sent: a deadline met during an attempt is ambiguous for a POST.
 	var last *http.Response
 	giveUp := func(err error) (*http.Response, error) {
 		if last != nil && errors.Is(err, context.DeadlineExceeded) {
@@ -199,6 +200,7 @@ func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 			}
 			areq.Body = body
 		}
+		last = nil
 		resp, err := d.client.Do(areq)
 		now := time.Now()
 		retryAfter := parseRetryAfter(resp, now)
@@ -226,7 +228,6 @@ func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 			"method": req.Method, "url": req.URL.String(), "status": statusOf(resp), "error": errString(err),
 			"attempt": attempt, "wait_ms": delay.Milliseconds(), "priority": prio.String(),
 		})
-		last = nil
 		if resp != nil {
 			last = buffered(resp)
 		}

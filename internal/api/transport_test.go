@@ -713,3 +713,42 @@ func TestNotSent(t *testing.T) {
 		t.Errorf("notSent(%v) = false for a refused connection", err)
 	}
 }
+
+// A deadline met while a request waits to be retried gives the last answer (a 429 is not ambiguous);
+// a deadline met while a POST is being sent again is ambiguous: it may have taken effect.
+func TestDeadlineDuringRetries(t *testing.T) {
+	t.Run("while waiting", func(t *testing.T) {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "10")
+			writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+		}, func(cfg *Config) {
+			cfg.Retry = &RetryPolicy{MaxRetries: 3, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: time.Minute, MaxElapsed: time.Hour}
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, err := c.CreateService(ctx, ServiceCreate{Name: "db"})
+		if !IsRateLimited(err) || IsAmbiguous(err) {
+			t.Errorf("error %v: want the 429, not ambiguous", err)
+		}
+	})
+	t.Run("while sending again", func(t *testing.T) {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if rec.record(r) == 1 {
+				w.Header().Set("Retry-After", "0")
+				writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+				return
+			}
+			<-r.Context().Done() // the second attempt hangs until the client gives up
+		}, func(cfg *Config) { cfg.Limiter = LimiterConfig{MinRate: 1000, MaxRate: 2000} })
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err := c.CreateService(ctx, ServiceCreate{Name: "db"})
+		if n := rec.hits.Load(); n != 2 {
+			t.Fatalf("%d hits, want 2", n)
+		}
+		if IsRateLimited(err) || !IsAmbiguous(err) {
+			t.Errorf("error %v: a POST cut off while sent again must be ambiguous", err)
+		}
+	})
+}
