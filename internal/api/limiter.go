@@ -89,7 +89,7 @@ type Limiter struct {
 	last       time.Time
 	pauseUntil time.Time
 	lastCut    time.Time
-	ceiling    float64 // the rate at the last 429: near it, the rate grows slowly
+	ceiling    float64     // the rate at the last 429: near it, the rate grows slowly
 	sent       []time.Time // send times within cfg.Window, while open
 	waiting    [numPriorities]int
 	cuts       int
