@@ -120,7 +120,9 @@ resource "dbcloud_service" "fleet" {
 	if all.otherErrors != 0 {
 		t.Errorf("%d answers were errors other than 429 and the 404s of deleted services", all.otherErrors)
 	}
-	if all.limited*4 > all.requests {
+	// Each terraform command starts a client whose limiter is open until its first 429, so the first
+	// burst of 30 (the creates, the destroy's refreshes) can meet up to 29 answers of 429 each time.
+	if all.limited*3 > all.requests {
 		t.Errorf("%d of %d requests answered 429: the client's requests did not slow down together", all.limited, all.requests)
 	}
 }
