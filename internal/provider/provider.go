@@ -4,6 +4,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 
@@ -55,6 +56,7 @@ type providerModel struct {
 	SecretKey types.String `tfsdk:"secret_key"`
 	ProjectID types.String `tfsdk:"project_id"`
 	Analytics types.Bool   `tfsdk:"analytics"`
+	pipelineSettings
 }
 
 // providerData is what resources and data sources receive from Configure.
@@ -104,6 +106,7 @@ func (p *dbcloudProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, pipelineSettingsAttributes())
 }
 
 // settingFrom returns the configured value, else the environment's.
@@ -163,17 +166,18 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 		analyticsOn = b
 	}
+	settings := readPipelineSettings(cfg.pipelineSettings, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, secretKey)
 	ctx = tflog.MaskMessageStrings(ctx, secretKey)
-	userAgent := fmt.Sprintf("terraform-provider-dbcloud/%s (+terraform %s)", p.version, req.TerraformVersion)
 	cfgAPI := api.Config{
 		BaseURL: baseURL, AccessKey: accessKey, SecretKey: secretKey, ProjectID: projectID,
-		UserAgent: userAgent, Retry: p.opts.apiRetry,
+		UserAgent: api.UserAgent(p.version, req.TerraformVersion),
 	}
+	settings.apply(&cfgAPI, p.opts.apiRetry)
 	client, err := api.New(cfgAPI)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not create the dbcloud API client", err.Error())
