@@ -83,7 +83,7 @@ resource "dbcloud_service" "fleet" {
 	start := time.Now()
 	var applied fleetStats
 	var applyTime time.Duration
-	tc := testCase(t, resource.TestStep{
+	tc := testCase(t, srv, resource.TestStep{
 		Config: config,
 		Check: func(*terraform.State) error {
 			applyTime = time.Since(start)

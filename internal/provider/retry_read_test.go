@@ -27,7 +27,7 @@ func TestAccRetryRead_planThroughGET500s(t *testing.T) {
 		return get500, writes
 	}
 	var writesBefore int
-	resource.ParallelTest(t, testCase(t,
+	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{Config: config},
 		resource.TestStep{
 			PreConfig: func() {

@@ -27,7 +27,7 @@ resource "dbcloud_service" "db" {
 `, password)
 	}
 	var diagnostic string
-	tc := testCase(t,
+	tc := testCase(t, srv,
 		resource.TestStep{Config: config(firstPassword)},
 		resource.TestStep{
 			PreConfig: func() { srv.InjectFault("updatePassword", emulator.FaultEchoBody, 1) },
