@@ -61,13 +61,14 @@ run_suite() {
 		export TF_ACC_TERRAFORM_PATH="$cli"
 		unset TF_ACC_TERRAFORM_VERSION
 		if [[ "$name" == OpenTofu* ]]; then
-			# OpenTofu resolves a provider without a source (`dbcloud`) to
-			# registry.opentofu.org/hashicorp/dbcloud, and only reattaches to the
-			# in-process test provider under that exact address:
-			# terraform-plugin-testing registers it under registry.terraform.io
-			# unless told otherwise. The default namespaces ("-" and "hashicorp")
-			# include the legacy "-", which OpenTofu does not parse on another
-			# host, so name the one namespace too.
+			# terraform-plugin-testing hands the in-process provider to the CLI
+			# (TF_REATTACH_PROVIDERS) as registry.terraform.io/-/dbcloud and
+			# registry.terraform.io/hashicorp/dbcloud unless told otherwise.
+			# OpenTofu rejects the first ("the legacy provider namespace "-" can
+			# be used only with hostname registry.opentofu.org": every test fails
+			# at init) and resolves `dbcloud` (no source) to
+			# registry.opentofu.org/hashicorp/dbcloud, which is then the address
+			# the test provider must have.
 			export TF_ACC_PROVIDER_HOST="${TF_ACC_PROVIDER_HOST:-registry.opentofu.org}"
 			export TF_ACC_PROVIDER_NAMESPACE="${TF_ACC_PROVIDER_NAMESPACE:-hashicorp}"
 		fi
