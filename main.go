@@ -21,10 +21,12 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
+	stopBenchHooks := startBenchHooks() // DBCLOUD_CPUPROFILE / DBCLOUD_RUSAGE (profile.go): off by default
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/dbcloud/dbcloud",
 		Debug:   debug,
 	})
+	stopBenchHooks()
 	if err != nil {
 		log.Fatal(err.Error())
 	}
