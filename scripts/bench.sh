@@ -10,7 +10,8 @@
 #
 # Environment: BENCH_RUNS (3), BENCH_SERVICES (200: the plan), BENCH_FLEET (50: the apply and
 # destroy at D), BENCH_D_SECONDS (10), BENCH_DELETE_SECONDS (5), BENCH_PARALLELISM (10),
-# BENCH_NO_DOCS=1 (print the figures, leave templates/ and docs/ alone).
+# BENCH_NO_DOCS=1 (print the figures, leave templates/ and docs/ alone), BENCH_PROFILE_DIR (keep the
+# CPU profiles of the profiled plan and the provider binary there).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
@@ -162,6 +163,11 @@ profile_top="$(go tool pprof -top -nodecount=20 "$work/bin/terraform-provider-db
 	sed -n '/^ *flat/,$p' | sed -e 's/[[:space:]]*$//' || true)"
 profile_cum="$(go tool pprof -top -cum -nodecount=40 "$work/bin/terraform-provider-dbcloud" "$work"/prof/cpu.*.pprof 2>/dev/null |
 	sed -n '/^ *flat/,$p' | grep -E 'flat|dbcloud|framework/internal/fwserver|tfprotov6|fwschema|json|tflog|hclog' | head -n 25 | sed -e 's/[[:space:]]*$//' || true)"
+
+if [[ -n "${BENCH_PROFILE_DIR:-}" ]]; then # keep the profiles and the binary for go tool pprof
+	mkdir -p "$BENCH_PROFILE_DIR"
+	cp "$work"/prof/*.pprof "$work/bin/terraform-provider-dbcloud" "$BENCH_PROFILE_DIR/"
+fi
 
 log "destroy of $N services (instant API, 1 run)"
 timed t_destroy_n "$svc" destroy -auto-approve -parallelism="$PAR"
