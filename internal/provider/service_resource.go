@@ -498,6 +498,10 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 		return
 	}
+	// No change at all, the common case of a plan: nothing to check or adjust (and no decoding).
+	if !req.Plan.Raw.IsNull() && req.Plan.Raw.Equal(req.State.Raw) {
+		return
+	}
 
 	var state serviceResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
