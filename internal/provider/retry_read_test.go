@@ -34,7 +34,7 @@ func TestAccRetryRead_planThroughGET500s(t *testing.T) {
 				_, writesBefore = getErrors()
 				srv.ResetRequests()
 				srv.SetModes(emulator.Modes{GetErrorRate: 0.25})
-				srv.InjectFault("getService", emulator.FaultServerError, 2)
+				srv.InjectFault("listServices", emulator.FaultServerError, 2) // service reads share one list (refresh_cache.go)
 			},
 			Config:   config,
 			PlanOnly: true, // refresh, then plan: must succeed, and a plan that is not empty fails the step

@@ -70,7 +70,7 @@ resource "dbcloud_service" "pitr" {
 				statecheck.CompareValuePairs("dbcloud_service.pitr", tfjsonpath.New("forked_from").AtMapKey("service_id"),
 					"dbcloud_service.src", svcAttr("id"), svcCompareSame{}),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", tfjsonpath.New("forked_from").AtMapKey("project_id"), knownvalue.StringExact(testProjectID)),
-				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("service_type"), knownvalue.StringExact("TIMESERIESDB")),
+				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("service_type"), knownvalue.StringExact("TIMESCALEDB")),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("cpu_millis"), knownvalue.Int64Exact(2000)),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("environment"), knownvalue.StringExact("PROD")),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("ha_replicas"), knownvalue.Int64Exact(1)),

@@ -47,9 +47,9 @@ resource "dbcloud_service" "both" {
 			ConfigPlanChecks: svcEmptyPlan,
 			ConfigStateChecks: []statecheck.StateCheck{
 				typeOf("dbcloud_service.plain", "POSTGRES"),
-				typeOf("dbcloud_service.ts", "TIMESERIESDB"),
+				typeOf("dbcloud_service.ts", "TIMESCALEDB"),
 				typeOf("dbcloud_service.ai", "VECTOR"),
-				typeOf("dbcloud_service.both", "TIMESERIESDB"),
+				typeOf("dbcloud_service.both", "TIMESCALEDB"),
 				statecheck.ExpectKnownValue("dbcloud_service.plain", svcAttr("addons"), knownvalue.SetSizeExact(0)),
 				statecheck.ExpectKnownValue("dbcloud_service.both", svcAttr("addons"),
 					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("time-series"), knownvalue.StringExact("ai")})),
@@ -122,7 +122,7 @@ resource "dbcloud_service" "wo" {
 			Config:           cfg,
 			ConfigPlanChecks: svcEmptyPlan,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("service_type"), knownvalue.StringExact("TIMESERIESDB")),
+				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("service_type"), knownvalue.StringExact("TIMESCALEDB")),
 				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("region_code"), knownvalue.StringExact("us-west-2")),
 				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("cpu_millis"), knownvalue.Int64Exact(2000)),
 				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("memory_gbs"), knownvalue.Int64Exact(8)),
