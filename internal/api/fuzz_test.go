@@ -23,7 +23,7 @@ import (
 
 // fuzzSeeds are answers shared by the targets of this file (the files in testdata/fuzz add more).
 func fuzzSeeds() []string {
-	huge := strings.Repeat("x", 1<<20)
+	huge := strings.Repeat("x", 1<<16)
 	return []string{
 		``,
 		`null`,
@@ -184,7 +184,7 @@ func FuzzClientAnswer(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		rec, err := op.call(ctx, c)
 		success := false

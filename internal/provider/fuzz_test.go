@@ -31,7 +31,7 @@ import (
 
 // fuzzRecordSeeds are record answers shared by the targets of this file (testdata/fuzz adds more).
 func fuzzRecordSeeds() []string {
-	huge := strings.Repeat("é", 1<<18)
+	huge := strings.Repeat("é", 1<<15)
 	return []string{
 		``, `null`, `{}`, `[]`, `[null]`, `[{}]`,
 		`{"service_id":"rp1pz7uyae","project_id":"tp1project0","name":"db","region_code":"us-east-1","service_type":"TIMESCALEDB",` +
@@ -76,7 +76,7 @@ func nullObject(ctx context.Context, typ attr.Type) tftypes.Value {
 // resourceState is an empty state of a resource's schema.
 func resourceState(t testing.TB, r resource.Resource) tfsdk.State {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	var resp resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &resp)
 	if resp.Diagnostics.HasError() {
@@ -88,7 +88,7 @@ func resourceState(t testing.TB, r resource.Resource) tfsdk.State {
 // dataSourceState is an empty state of a data source's schema.
 func dataSourceState(t testing.TB, d datasource.DataSource) tfsdk.State {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	var resp datasource.SchemaResponse
 	d.Schema(ctx, datasource.SchemaRequest{}, &resp)
 	if resp.Diagnostics.HasError() {
@@ -100,7 +100,7 @@ func dataSourceState(t testing.TB, d datasource.DataSource) tfsdk.State {
 // storable sets model into st and fails the test if the values do not fit the schema.
 func storable(t *testing.T, what string, st tfsdk.State, model any) {
 	t.Helper()
-	if d := st.Set(context.Background(), model); d.HasError() {
+	if d := st.Set(t.Context(), model); d.HasError() {
 		t.Fatalf("%s: the flattened record is not storable: %v", what, d)
 	}
 }
@@ -129,7 +129,7 @@ func FuzzFlattenService(f *testing.F) {
 	resState := resourceState(f, NewServiceResource())
 	dsState := dataSourceState(f, NewServiceDataSource())
 	f.Fuzz(func(t *testing.T, body []byte) {
-		ctx := context.Background()
+		ctx := t.Context()
 		decodeEach(body, func(svc *api.Service) {
 			// The resource: a model with every value null, the record applied, made storable.
 			st := resState
@@ -163,7 +163,7 @@ func FuzzFlattenRecords(f *testing.F) {
 	vpcState, vpcsDS := resourceState(f, NewVPCResource()), dataSourceState(f, NewVPCsDataSource())
 	pState, pDS := resourceState(f, NewVPCPeeringResource()), dataSourceState(f, NewVPCPeeringsDataSource())
 	f.Fuzz(func(t *testing.T, kind uint8, body []byte) {
-		ctx := context.Background()
+		ctx := t.Context()
 		switch kind % 3 {
 		case 0:
 			list := readReplicaSetsDataModel{ServiceID: types.StringValue("rp1pz7uyae"), ReplicaSets: []replicaSetDataModel{}}
@@ -273,7 +273,7 @@ func FuzzDataSourceRead(f *testing.F) {
 	}
 	statuses := []int{200, 200, 200, 200, 404, 409, 500, 429, 204, 401}
 	f.Fuzz(func(t *testing.T, kind, statusIdx uint8, body []byte) {
-		ctx := context.Background()
+		ctx := t.Context()
 		spec := fuzzDataSources[int(kind)%len(fuzzDataSources)]
 		status := statuses[int(statusIdx)%len(statuses)]
 		ds := spec.new()
@@ -356,7 +356,7 @@ func TestMalformedAnswer_createWithoutID(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
+			ctx := t.Context()
 			posts := 0
 			client := fuzzClient(t, routedAnswer{create: tc.answer, posts: &posts})
 			tc.res.(resource.ResourceWithConfigure).Configure(ctx, resource.ConfigureRequest{
