@@ -64,6 +64,7 @@ type providerData struct {
 	client    *api.Client
 	analytics *analytics
 	backoff   Backoff
+	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
 }
 
 func (p *dbcloudProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -178,12 +179,13 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 		UserAgent: api.UserAgent(p.version, req.TerraformVersion),
 	}
 	settings.apply(&cfgAPI, p.opts.apiRetry)
-	client, err := api.New(cfgAPI)
+	reads := newServiceReadCache()
+	client, err := api.New(reads.config(cfgAPI))
 	if err != nil {
 		resp.Diagnostics.AddError("Could not create the dbcloud API client", err.Error())
 		return
 	}
-	data := &providerData{client: client, backoff: p.opts.backoff}
+	data := &providerData{client: client, backoff: p.opts.backoff, reads: reads}
 	if analyticsOn {
 		data.analytics = newAnalytics(cfgAPI, p.version)
 	}
