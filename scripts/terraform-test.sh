@@ -83,10 +83,14 @@ rm -rf "$dir/.terraform" "$dir"/terraform.tfstate*
 unset TF_VAR_migration_command
 if $postgres; then
 	# The migration: write a row with the initial password, and read it back.
-	export TF_VAR_migration_command="'$work/pgcheck' write -host \"\$PGHOST\" -port \"\$PGPORT\" -user \"\$PGUSER\" -dbname \"\$PGDATABASE\" -value migrated -wait 30s && '$work/pgcheck' read -host \"\$PGHOST\" -port \"\$PGPORT\" -user \"\$PGUSER\" -dbname \"\$PGDATABASE\" -value migrated"
+	export TF_VAR_migration_command="'$work/pgcheck' write -host \"\$PGHOST\" -port \"\$PGPORT\" -user \"\$PGUSER\" -dbname \"\$PGDATABASE\" -value migrated -wait 30s && '$work/pgcheck' read -host \"\$PGHOST\" -port \"\$PGPORT\" -user \"\$PGUSER\" -dbname \"\$PGDATABASE\" -value migrated && touch '$work/migrated'"
 fi
 log "terraform test in examples/offline-testing"
 (cd "$dir" && "$TERRAFORM" test "${color[@]}") || die "terraform test failed in examples/offline-testing"
+if $postgres; then
+	[[ -e "$work/migrated" ]] || die "terraform test passed but the migration never logged in to the database"
+	echo "  ok    the module's migration logged in to the service's database and wrote a row"
+fi
 unset TF_VAR_migration_command
 
 # ---- 2. quickstart with each optional feature on and off ----------------------------
