@@ -112,7 +112,7 @@ func (e *Emulator) Restore(snap Snapshot) error {
 		for _, ss := range ps.Services {
 			s := &serviceRec{svc: clone(ss.Service), initialPassword: ss.InitialPassword, password: ss.Password}
 			s.svc.ReadReplicaSets = nil
-			s.svc.VpcEndpointDeprecated = nil //nolint:staticcheck // derived on output
+			s.svc.VpcEndpointDeprecated = nil // derived on output
 			switch s.status() {
 			case api.DELETING, api.DELETED:
 				continue

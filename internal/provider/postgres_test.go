@@ -172,7 +172,7 @@ resource "dbcloud_read_replica_set" "ro" {
 				defer func() { _ = conn.Close(ctx) }()
 				var v string
 				if err := conn.QueryRow(ctx, "SELECT v FROM notes").Scan(&v); err != nil || v != pgRow {
-					return fmt.Errorf("row in the fork: %q, %v", v, err)
+					return fmt.Errorf("row in the fork: %q, %w", v, err)
 				}
 
 				ro, err := stateEndpoint(s, "dbcloud_read_replica_set.ro", "")
@@ -185,7 +185,7 @@ resource "dbcloud_read_replica_set" "ro" {
 				}
 				defer func() { _ = rconn.Close(ctx) }()
 				if err := rconn.QueryRow(ctx, "SELECT v FROM notes").Scan(&v); err != nil || v != pgRow {
-					return fmt.Errorf("row through the replica set: %q, %v", v, err)
+					return fmt.Errorf("row through the replica set: %q, %w", v, err)
 				}
 				if _, err := rconn.Exec(ctx, "INSERT INTO notes VALUES ('no')"); err == nil {
 					return fmt.Errorf("the replica set's endpoint accepted a write")
