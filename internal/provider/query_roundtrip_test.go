@@ -48,10 +48,11 @@ list "dbcloud_vpc" "all" {
 }
 
 list "dbcloud_vpc_peering" "net" {
+  for_each         = toset([for v in list.dbcloud_vpc.all.data : v.identity.id])
   provider         = dbcloud
   include_resource = true
   config {
-    vpc_id = %q
+    vpc_id = each.key
   }
 }
 
@@ -61,13 +62,14 @@ list "dbcloud_service" "all" {
 }
 
 list "dbcloud_read_replica_set" "db" {
+  for_each         = toset([for s in list.dbcloud_service.all.data : s.identity.id])
   provider         = dbcloud
   include_resource = true
   config {
-    service_id = %q
+    service_id = each.key
   }
 }
-`, o.vpcID, o.serviceID))
+`))
 
 	var generated []byte
 	tf.run(t, dir, "init", "-input=false")
