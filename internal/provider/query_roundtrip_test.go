@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,35 +40,13 @@ func TestAccQuery_generateConfigRoundTrip(t *testing.T) {
 
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "main.tf"), providerBlock(srv))
-	writeFile(t, filepath.Join(dir, "discover.tfquery.hcl"), fmt.Sprintf(`
-list "dbcloud_vpc" "all" {
-  provider         = dbcloud
-  include_resource = true
-}
-
-list "dbcloud_vpc_peering" "net" {
-  for_each         = toset([for v in list.dbcloud_vpc.all.data : v.identity.id])
-  provider         = dbcloud
-  include_resource = true
-  config {
-    vpc_id = each.key
-  }
-}
-
-list "dbcloud_service" "all" {
-  provider         = dbcloud
-  include_resource = true
-}
-
-list "dbcloud_read_replica_set" "db" {
-  for_each         = toset([for s in list.dbcloud_service.all.data : s.identity.id])
-  provider         = dbcloud
-  include_resource = true
-  config {
-    service_id = each.key
-  }
-}
-`))
+	// The query of the importing guide: every VPC and service, the peerings of every VPC found and the
+	// replica sets of every service found.
+	query, err := os.ReadFile(filepath.Join("..", "..", "examples", "guides", "importing-query", "discover.tfquery.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "discover.tfquery.hcl"), string(query))
 
 	var generated []byte
 	tf.run(t, dir, "init", "-input=false")
