@@ -42,7 +42,7 @@ func startBenchHooks() (stop func()) {
 			if err != nil {
 				return
 			}
-			ms := func(tv syscall.Timeval) int64 { return tv.Sec*1000 + int64(tv.Usec)/1000 }
+			ms := func(tv syscall.Timeval) int64 { return tv.Sec*1000 + int64(tv.Usec)/1000 } //nolint:unconvert // Usec is int32 on some platforms
 			_, _ = fmt.Fprintf(f, "%d %d %d %d %d\n", os.Getpid(), ms(ru.Utime), ms(ru.Stime), ru.Maxrss, time.Since(start).Milliseconds())
 			_ = f.Close()
 		})

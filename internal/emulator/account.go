@@ -144,7 +144,7 @@ func (h handlers) GetServiceLogs(w http.ResponseWriter, _ *http.Request, project
 		end := min(start+LogPageSize, len(matched))
 		for i := start; i < end; i++ {
 			l := matched[i]
-			out.Logs = append(out.Logs, fmt.Sprintf("%s [%s] %s: %s", l.at.Format(time.RFC3339Nano), l.node, l.severity, l.message)) //nolint:staticcheck // the live API still sends logs
+			out.Logs = append(out.Logs, fmt.Sprintf("%s [%s] %s: %s", l.at.Format(time.RFC3339Nano), l.node, l.severity, l.message))
 			*out.Entries = append(*out.Entries, api.LogEntry{Timestamp: ptr(l.at), Severity: ptr(l.severity), Message: ptr(l.message)})
 		}
 		if end < len(matched) {

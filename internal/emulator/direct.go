@@ -142,7 +142,7 @@ func (e *Emulator) UpdateService(projectID, serviceID string, fn func(*api.Servi
 	fn(&v)
 	v.ServiceID, v.ProjectID = s.svc.ServiceID, s.svc.ProjectID
 	v.InitialPassword, v.ReadReplicaSets = nil, nil
-	v.VpcEndpointDeprecated = nil //nolint:staticcheck // derived on output
+	v.VpcEndpointDeprecated = nil
 	if deref(v.Status) != s.status() {
 		s.steps = nil
 	}

@@ -147,8 +147,8 @@ func TestServiceLogsPaging(t *testing.T) {
 			t.Fatalf("logs: %v %s", err, r.Body)
 		}
 		page := *r.JSON200.Entries
-		if len(page) > LogPageSize || len(r.JSON200.Logs) != len(page) { //nolint:staticcheck // checking the deprecated field too
-			t.Fatalf("page of %d entries and %d lines", len(page), len(r.JSON200.Logs)) //nolint:staticcheck // idem
+		if len(page) > LogPageSize || len(r.JSON200.Logs) != len(page) {
+			t.Fatalf("page of %d entries and %d lines", len(page), len(r.JSON200.Logs))
 		}
 		all = append(all, page...)
 		if r.JSON200.LastCursor == nil {
@@ -175,7 +175,7 @@ func TestServiceLogsPaging(t *testing.T) {
 	}
 	node := "1"
 	r, err = e.c.GetServiceLogsWithResponse(e.ctx, testProject, id, &api.GetServiceLogsParams{Node: &node})
-	if err != nil || r.JSON200 == nil || len(*r.JSON200.Entries) != 0 || len(r.JSON200.Logs) != 0 { //nolint:staticcheck // logs is required
+	if err != nil || r.JSON200 == nil || len(*r.JSON200.Entries) != 0 || len(r.JSON200.Logs) != 0 {
 		t.Errorf("logs of another node: %v %s", err, r.Body)
 	}
 }

@@ -87,7 +87,7 @@ func (s *serviceRec) view() api.Service {
 	v.InitialPassword = nil
 	if v.VpcEndpoint != nil {
 		twin := clone(*v.VpcEndpoint)
-		v.VpcEndpointDeprecated = &twin //nolint:staticcheck // the live API still sends the twin
+		v.VpcEndpointDeprecated = &twin
 	}
 	rss := make([]api.ReadReplicaSet, 0, len(s.replicaSets))
 	for _, rs := range s.replicaSets {

@@ -50,7 +50,7 @@ func statsOf(reqs []emulator.Request) fleetStats {
 			s.polls++
 		}
 		// A 404 is how a poll sees a deleted service; anything else but 429 is an error.
-		if !limited && r.Status >= 400 && !(r.Status == http.StatusNotFound && r.OperationID == "getService") {
+		if !limited && r.Status >= 400 && (r.Status != http.StatusNotFound || r.OperationID != "getService") {
 			s.otherErrors++
 		}
 	}

@@ -294,7 +294,7 @@ func svcEmuSize(svc api.Service) (int, int) {
 		return -1, -1
 	}
 	spec := (*svc.Resources)[0].Spec
-	return int(deref(spec.CPUMillis)), int(deref(spec.MemoryGbs))
+	return deref(spec.CPUMillis), deref(spec.MemoryGbs)
 }
 
 // svcExpectPriorID is a plan check: the planned change of addr starts from the object with id *id.

@@ -192,6 +192,7 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 	tflog.Debug(ctx, "dbcloud provider configured", map[string]any{"base_url": baseURL, "project_id": projectID, "analytics": analyticsOn})
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 }
 
 func (p *dbcloudProvider) Resources(_ context.Context) []func() resource.Resource {

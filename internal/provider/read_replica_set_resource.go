@@ -246,6 +246,7 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	state.applyRecord(created)
 	state.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -305,6 +306,7 @@ func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequ
 	rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "read replica set not found: removing it from state", map[string]any{"service_id": serviceID, "id": id})
+		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -314,11 +316,13 @@ func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	if deref(rs.Status) == api.ReplicaSetStatusDeleting {
 		tflog.Warn(ctx, "read replica set is being deleted: removing it from state", map[string]any{"service_id": serviceID, "id": id})
+		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	state.applyRecord(rs)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *readReplicaSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -392,6 +396,7 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	}
 	plan.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if changed {
 		r.pd.analytics.track(ctx, replicaSetTypeName, "update")
 	}
@@ -430,6 +435,9 @@ func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.Delete
 }
 
 func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(ctx, r.pd, req, resp) {
+		return
+	}
 	parts, err := splitImportID(req.ID, "service_id", "replica_set_id")
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for dbcloud_read_replica_set",

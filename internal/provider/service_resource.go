@@ -142,6 +142,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	cur.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -186,6 +187,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	out.InitialPassword = cur.InitialPassword
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	pd.analytics.track(ctx, serviceTypeResource, "create")
 }
 
@@ -364,6 +366,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	svc, err := r.pd.reads.GetService(ctx, r.pd.client, id)
 	if api.IsNotFound(err) || (err == nil && serviceIsGone(svc)) {
 		tflog.Warn(ctx, "dbcloud: service no longer exists; removing it from state", map[string]any{"service_id": id})
+		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -382,6 +385,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	state.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -425,6 +429,9 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 }
 
 func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(ctx, r.pd, req, resp) {
+		return
+	}
 	id := strings.TrimSpace(req.ID)
 	if id == "" || strings.Contains(id, "/") {
 		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Import a service by its id, e.g. rp1pz7uyae; got %q.", req.ID))

@@ -198,6 +198,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	out.InitialPassword = state.InitialPassword
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if !plan.Addons.Equal(state.Addons) {
 		// The configured addons were adopted: they are no longer derived.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)

@@ -167,6 +167,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	state.applyRecord(p)
 	state.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -211,6 +212,7 @@ func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest,
 	p, err := r.pd.client.GetPeering(ctx, vpcID, id)
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC peering not found: removing it from state", map[string]any{"vpc_id": vpcID, "id": id})
+		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -220,6 +222,7 @@ func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	state.applyRecord(p)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 // Update only happens for the timeouts block: every argument replaces the peering.
@@ -230,6 +233,7 @@ func (r *vpcPeeringResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -265,6 +269,9 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 }
 
 func (r *vpcPeeringResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(ctx, r.pd, req, resp) {
+		return
+	}
 	parts, err := splitImportID(req.ID, "vpc_id", "peering_id")
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for dbcloud_vpc_peering",

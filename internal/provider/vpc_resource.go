@@ -122,6 +122,7 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 	plan.ID = types.StringValue(deref(vpc.ID))
 	plan.applyRecord(vpc)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	r.pd.analytics.track(ctx, vpcTypeName, "create")
 }
 
@@ -134,6 +135,7 @@ func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	vpc, err := r.pd.client.GetVPC(ctx, state.ID.ValueString())
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC not found: removing it from state", map[string]any{"id": state.ID.ValueString()})
+		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -143,6 +145,7 @@ func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	}
 	state.applyRecord(vpc)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -163,6 +166,7 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	}
 	plan.ID = state.ID
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -216,6 +220,9 @@ func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 }
 
 func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if importByIdentity(ctx, r.pd, req, resp) {
+		return
+	}
 	if strings.TrimSpace(req.ID) == "" || strings.Contains(req.ID, "/") {
 		resp.Diagnostics.AddError("Invalid import ID for dbcloud_vpc",
 			fmt.Sprintf("expected an import ID of the form <vpc_id>, got %q. Example: terraform import dbcloud_vpc.example 1234567890", req.ID))

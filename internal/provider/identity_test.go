@@ -1,0 +1,158 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+// identityStackConfig is a VPC, a service in it, a replica set of the service and a peering of the
+// VPC: every resource type once, in a shape that imports without changes (no addons, no password).
+func identityStackConfig(srv *emulator.Server) string {
+	return providerBlock(srv) + `
+resource "dbcloud_vpc" "net" {
+  name        = "ident-net"
+  cidr        = "10.60.0.0/16"
+  region_code = "us-east-1"
+}
+
+resource "dbcloud_service" "db" {
+  name                      = "ident-db"
+  addons                    = []
+  region_code               = "us-east-1"
+  vpc_id                    = dbcloud_vpc.net.id
+  connection_pooler_enabled = true
+}
+
+resource "dbcloud_read_replica_set" "reader" {
+  service_id = dbcloud_service.db.id
+  name       = "ident-reader"
+  cpu_millis = 500
+  memory_gbs = 2
+}
+
+resource "dbcloud_vpc_peering" "peer" {
+  vpc_id           = dbcloud_vpc.net.id
+  peer_account_id  = "123456789012"
+  peer_region_code = "us-east-1"
+  peer_vpc_id      = "vpc-0ident"
+}
+`
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9]+$`)
+
+// Resource identity (Terraform >= 1.12): Create and Read keep it equal to the state's ids, and every
+// resource imports by identity (import block with `identity = {...}`) with no change planned.
+func TestAccIdentity_allResources(t *testing.T) {
+	srv := newTestEmulator(t)
+	const (
+		vpcAddr     = "dbcloud_vpc.net"
+		serviceAddr = "dbcloud_service.db"
+		replicaAddr = "dbcloud_read_replica_set.reader"
+		peerAddr    = "dbcloud_vpc_peering.peer"
+	)
+	id := tfjsonpath.New("id")
+	importStep := func(addr string, kind resource.ImportStateKind) resource.TestStep {
+		return resource.TestStep{
+			Config:          identityStackConfig(srv),
+			ResourceName:    addr,
+			ImportState:     true,
+			ImportStateKind: kind,
+		}
+	}
+	tc := testCase(t, srv,
+		resource.TestStep{
+			Config: identityStackConfig(srv),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectIdentity(serviceAddr, map[string]knownvalue.Check{
+					"id":         knownvalue.StringRegexp(idPattern),
+					"project_id": knownvalue.StringExact(testProjectID),
+				}),
+				statecheck.ExpectIdentityValueMatchesState(serviceAddr, id),
+				statecheck.ExpectIdentity(replicaAddr, map[string]knownvalue.Check{
+					"service_id": knownvalue.StringRegexp(idPattern),
+					"id":         knownvalue.StringRegexp(idPattern),
+				}),
+				statecheck.ExpectIdentityValueMatchesState(replicaAddr, id),
+				statecheck.ExpectIdentityValueMatchesState(replicaAddr, tfjsonpath.New("service_id")),
+				statecheck.ExpectIdentity(vpcAddr, map[string]knownvalue.Check{
+					"id": knownvalue.StringRegexp(idPattern),
+				}),
+				statecheck.ExpectIdentityValueMatchesState(vpcAddr, id),
+				statecheck.ExpectIdentity(peerAddr, map[string]knownvalue.Check{
+					"vpc_id": knownvalue.StringRegexp(idPattern),
+					"id":     knownvalue.StringRegexp(idPattern),
+				}),
+				statecheck.ExpectIdentityValueMatchesState(peerAddr, id),
+				statecheck.ExpectIdentityValueMatchesState(peerAddr, tfjsonpath.New("vpc_id")),
+			},
+		},
+		importStep(serviceAddr, resource.ImportBlockWithResourceIdentity),
+		importStep(replicaAddr, resource.ImportBlockWithResourceIdentity),
+		importStep(vpcAddr, resource.ImportBlockWithResourceIdentity),
+		importStep(peerAddr, resource.ImportBlockWithResourceIdentity),
+		// The string ids still work, in an import block too.
+		importStep(serviceAddr, resource.ImportBlockWithID),
+		func() resource.TestStep {
+			s := importStep(replicaAddr, resource.ImportBlockWithID)
+			s.ImportStateIdFunc = netTestImportID(replicaAddr, "service_id", "id")
+			return s
+		}(),
+	)
+	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)}
+	resource.ParallelTest(t, tc)
+}
+
+// An identity that names another project is refused with a clear message.
+func TestAccIdentity_otherProjectRefused(t *testing.T) {
+	srv := newTestEmulator(t)
+	svcID := netTestService(t, srv, "ident-other")
+	tc := testCase(t, srv,
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(`
+import {
+  to       = dbcloud_service.db
+  identity = { id = %q, project_id = "someotherproj" }
+}
+
+resource "dbcloud_service" "db" {
+  name   = "ident-other"
+  addons = []
+}
+`, svcID),
+			PlanOnly:    true,
+			ExpectError: words(`Import identity names another project`, `someotherproj`),
+		},
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(`
+import {
+  to       = dbcloud_service.db
+  identity = { id = %q, project_id = %q }
+}
+
+resource "dbcloud_service" "db" {
+  name   = "ident-other"
+  addons = []
+}
+`, svcID, testProjectID),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectIdentity("dbcloud_service.db", map[string]knownvalue.Check{
+					"id":         knownvalue.StringExact(svcID),
+					"project_id": knownvalue.StringExact(testProjectID),
+				}),
+			},
+			ConfigPlanChecks: emptyPlanAfterApply(),
+		},
+	)
+	tc.TerraformVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)}
+	resource.ParallelTest(t, tc)
+}

@@ -1,0 +1,95 @@
+package provider
+
+// List resources (Terraform >= 1.14: `list` blocks in .tfquery.hcl files, `terraform query`): one per
+// resource type, in <resource>_list.go. Each maps a listed record with its resource's own model and
+// applyRecord (no mapping of its own), and derives the identity from that model, as Read does.
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var _ provider.ProviderWithListResources = (*dbcloudProvider)(nil)
+
+func (p *dbcloudProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewServiceListResource,
+		NewReadReplicaSetListResource,
+		NewVPCListResource,
+		NewVPCPeeringListResource,
+	}
+}
+
+// listResults streams one result per record: model maps a record to its resource model (ok false
+// skips the record) and display names it. The identity comes from the model; the model itself is
+// sent only when the query asks for it (include_resource = true). Limit is honoured.
+func listResults[T any](ctx context.Context, req list.ListRequest, records []T, model func(*T) (any, string, bool)) func(func(list.ListResult) bool) {
+	return func(push func(list.ListResult) bool) {
+		var n int64
+		for i := range records {
+			m, display, ok := model(&records[i])
+			if !ok {
+				continue
+			}
+			if req.Limit > 0 && n >= req.Limit {
+				return
+			}
+			n++
+			if !push(newListResult(ctx, req, display, m)) {
+				return
+			}
+		}
+	}
+}
+
+// newListResult builds one result from a resource model.
+func newListResult(ctx context.Context, req list.ListRequest, display string, model any) list.ListResult {
+	res := req.NewListResult(ctx)
+	res.DisplayName = display
+	res.Diagnostics.Append(res.Resource.Set(ctx, model)...)
+	if res.Diagnostics.HasError() {
+		return res
+	}
+	ident, diags := identityValues(ctx, res.Identity, func(name string, v *types.String) diag.Diagnostics {
+		return res.Resource.GetAttribute(ctx, path.Root(name), v)
+	})
+	res.Diagnostics.Append(diags...)
+	if res.Diagnostics.HasError() {
+		return res
+	}
+	res.Diagnostics.Append(res.Identity.Set(ctx, ident)...)
+	if !req.IncludeResource {
+		res.Resource = nil
+	}
+	return res
+}
+
+// listError is a stream of one error result.
+func listError(summary string, err error) func(func(list.ListResult) bool) {
+	var diags diag.Diagnostics
+	addError(&diags, summary, err)
+	return list.ListResultsStreamDiagnostics(diags)
+}
+
+// nullTimeouts is a null `timeouts` block of the listed resource's schema (listed objects have none).
+func nullTimeouts(ctx context.Context, req list.ListRequest) timeouts.Value {
+	attrTypes := map[string]attr.Type{}
+	if t, diags := req.ResourceSchema.TypeAtPath(ctx, path.Root("timeouts")); !diags.HasError() {
+		if ot, ok := t.(attr.TypeWithAttributeTypes); ok {
+			attrTypes = ot.AttributeTypes()
+		}
+	}
+	return timeouts.Value{Object: types.ObjectNull(attrTypes)}
+}
+
+// listFilterMatches reports whether an optional string filter accepts v (an unset filter accepts all).
+func listFilterMatches(filter types.String, v string) bool {
+	return filter.IsNull() || filter.IsUnknown() || filter.ValueString() == v
+}

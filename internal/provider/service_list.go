@@ -1,0 +1,87 @@
+package provider
+
+// The dbcloud_service list resource: the services of the provider's project, filtered as the
+// dbcloud_services data source filters them.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+var _ list.ListResourceWithConfigure = (*serviceListResource)(nil)
+
+// NewServiceListResource is the dbcloud_service list resource.
+func NewServiceListResource() list.ListResource {
+	return &serviceListResource{resourceBase{typeName: "_service"}}
+}
+
+type serviceListResource struct{ resourceBase }
+
+type serviceListModel struct {
+	Name        types.String `tfsdk:"name"`
+	ServiceType types.String `tfsdk:"service_type"`
+	Status      types.String `tfsdk:"status"`
+}
+
+func (r *serviceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the services of the provider's project, oldest first, optionally filtered " +
+			"(as the `dbcloud_services` data source). Filters match exactly; unset filters match everything. Deleted services are left out.",
+		Attributes: map[string]listschema.Attribute{
+			"name":         listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services with exactly this name."},
+			"service_type": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services of exactly this type, e.g. `POSTGRES`, `TIMESERIESDB`, `VECTOR`."},
+			"status":       listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services with exactly this status, e.g. `READY`."},
+		},
+	}
+}
+
+func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	var cfg serviceListModel
+	if !notConfigured(r.pd, &diags) {
+		diags.Append(req.Config.Get(ctx, &cfg)...)
+	}
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	services, err := r.pd.client.ListServices(ctx)
+	if err != nil {
+		stream.Results = listError("Could not list services", err)
+		return
+	}
+	projectID := r.pd.client.ProjectID()
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, services, func(s *api.Service) (any, string, bool) {
+		if serviceIsGone(s) || !listFilterMatches(cfg.Name, deref(s.Name)) ||
+			!listFilterMatches(cfg.ServiceType, deref(s.ServiceType)) || !listFilterMatches(cfg.Status, serviceStatus(s)) {
+			return nil, "", false
+		}
+		m := serviceModelFromRecord(s, projectID)
+		m.Timeouts = timeouts
+		return m, fmt.Sprintf("%s (%s)", deref(s.Name), deref(s.ServiceID)), true
+	})
+}
+
+// serviceModelFromRecord is the resource model of a service found by listing: what Read makes of an
+// imported service (addons derived from service_type, deletion_protection false, no password).
+// Timeouts are left to the caller.
+func serviceModelFromRecord(s *api.Service, projectID string) serviceResourceModel {
+	m := serviceResourceModel{
+		Addons:     types.SetNull(types.StringType),
+		Fork:       types.ObjectNull(serviceForkAttrTypes),
+		ForkedFrom: types.ObjectNull(serviceForkedFromAttrTypes),
+	}
+	m.applyRecord(s, projectID)
+	m.Addons = serviceAddonsSet(addonsForServiceType(m.ServiceType.ValueString()))
+	m.DeletionProtection = types.BoolValue(false)
+	m.forState()
+	return m
+}

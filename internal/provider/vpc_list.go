@@ -1,0 +1,63 @@
+package provider
+
+// The dbcloud_vpc list resource: the VPCs of the provider's project.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+var _ list.ListResourceWithConfigure = (*vpcListResource)(nil)
+
+// NewVPCListResource is the dbcloud_vpc list resource.
+func NewVPCListResource() list.ListResource {
+	return &vpcListResource{resourceBase{typeName: "_vpc"}}
+}
+
+type vpcListResource struct{ resourceBase }
+
+type vpcListModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+func (r *vpcListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the VPCs of the provider's project, optionally only those of one name.",
+		Attributes: map[string]listschema.Attribute{
+			"name": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only VPCs with exactly this name."},
+		},
+	}
+}
+
+func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	var cfg vpcListModel
+	if !notConfigured(r.pd, &diags) {
+		diags.Append(req.Config.Get(ctx, &cfg)...)
+	}
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	vpcs, err := r.pd.client.ListVPCs(ctx)
+	if err != nil {
+		stream.Results = listError("Could not list VPCs", err)
+		return
+	}
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, vpcs, func(v *api.VPC) (any, string, bool) {
+		if deref(v.ID) == "" || !listFilterMatches(cfg.Name, deref(v.Name)) {
+			return nil, "", false
+		}
+		m := vpcModel{Timeouts: timeouts}
+		m.applyRecord(v)
+		return m, fmt.Sprintf("%s (%s)", deref(v.Name), deref(v.ID)), true
+	})
+}

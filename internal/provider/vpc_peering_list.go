@@ -1,0 +1,66 @@
+package provider
+
+// The dbcloud_vpc_peering list resource: the peerings of one VPC.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+var _ list.ListResourceWithConfigure = (*vpcPeeringListResource)(nil)
+
+// NewVPCPeeringListResource is the dbcloud_vpc_peering list resource.
+func NewVPCPeeringListResource() list.ListResource {
+	return &vpcPeeringListResource{resourceBase{typeName: "_vpc_peering"}}
+}
+
+type vpcPeeringListResource struct{ resourceBase }
+
+type vpcPeeringListModel struct {
+	VPCID types.String `tfsdk:"vpc_id"`
+}
+
+func (r *vpcPeeringListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the peerings of one VPC (peerings being deleted are left out).",
+		Attributes: map[string]listschema.Attribute{
+			"vpc_id": listschema.StringAttribute{Required: true, MarkdownDescription: "Id of the VPC whose peerings to list."},
+		},
+	}
+}
+
+func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	var cfg vpcPeeringListModel
+	if !notConfigured(r.pd, &diags) {
+		diags.Append(req.Config.Get(ctx, &cfg)...)
+	}
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	vpcID := cfg.VPCID.ValueString()
+	peerings, err := r.pd.client.ListPeerings(ctx, vpcID)
+	if err != nil {
+		stream.Results = listError(fmt.Sprintf("Could not list the peerings of VPC %s", vpcID), err)
+		return
+	}
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, peerings, func(p *api.Peering) (any, string, bool) {
+		if deref(p.ID) == "" || strings.EqualFold(deref(p.Status), "deleting") {
+			return nil, "", false
+		}
+		m := vpcPeeringModel{ID: types.StringValue(deref(p.ID)), VPCID: types.StringValue(vpcID), Timeouts: timeouts}
+		m.applyRecord(p)
+		m.nullUnknowns()
+		return m, fmt.Sprintf("%s/%s -> %s", vpcID, deref(p.ID), deref(p.PeerVpcID)), true
+	})
+}
