@@ -166,7 +166,8 @@ func FuzzFlattenRecords(f *testing.F) {
 		ctx := t.Context()
 		switch kind % 3 {
 		case 0:
-			list := readReplicaSetsDataModel{ServiceID: types.StringValue("rp1pz7uyae"), ReplicaSets: []replicaSetDataModel{}}
+			list := readReplicaSetsDataModel{ServiceID: types.StringValue("rp1pz7uyae")}
+			var sets []api.ReadReplicaSet
 			decodeEach(body, func(rs *api.ReadReplicaSet) {
 				st := rsState
 				var m readReplicaSetModel
@@ -177,8 +178,11 @@ func FuzzFlattenRecords(f *testing.F) {
 				m.applyRecord(rs)
 				m.nullUnknowns()
 				storable(t, "dbcloud_read_replica_set resource", st, &m)
-				list.ReplicaSets = append(list.ReplicaSets, replicaSetData(rs))
+				_ = replicaSetData(rs)
+				sets = append(sets, *rs)
 			})
+			list.ReadReplicaSets = replicaSetObjects(&sets)
+			list.ReplicaSets = list.ReadReplicaSets
 			storable(t, "dbcloud_read_replica_sets data source", rsDS, &list)
 		case 1:
 			list := vpcsDataModel{VPCs: []vpcDataItem{}}
