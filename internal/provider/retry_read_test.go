@@ -10,7 +10,7 @@ import (
 )
 
 // Issue 11, point 2: reads are retried. With a quarter of the GETs answered 500 (and the first two
-// service reads for certain), planning the whole stack refreshes every resource without an error and
+// service list and service reads for certain), planning the whole stack refreshes every resource without an error and
 // plans nothing; no write is sent.
 func TestAccRetryRead_planThroughGET500s(t *testing.T) {
 	srv := newTestEmulator(t, func(o *emulator.Options) { o.Faults.Seed = 11 })
@@ -34,7 +34,9 @@ func TestAccRetryRead_planThroughGET500s(t *testing.T) {
 				_, writesBefore = getErrors()
 				srv.ResetRequests()
 				srv.SetModes(emulator.Modes{GetErrorRate: 0.25})
-				srv.InjectFault("listServices", emulator.FaultServerError, 2) // service reads share one list (refresh_cache.go)
+				// Service Reads share one list request (refresh_cache.go): fail it and the GETs after it.
+				srv.InjectFault("listServices", emulator.FaultServerError, 2)
+				srv.InjectFault("getService", emulator.FaultServerError, 2)
 			},
 			Config:   config,
 			PlanOnly: true, // refresh, then plan: must succeed, and a plan that is not empty fails the step
