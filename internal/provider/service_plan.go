@@ -171,8 +171,15 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(target))...)
 	}
 
+	// An interrupted create: plan an update (status known after it) that waits and finishes the create.
+	resume, d := req.Private.GetKey(ctx, privateResumeCreate)
+	resumeCreate := !d.HasError() && string(resume) == "true"
+	if resumeCreate {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+	}
+
 	// No change at all: nothing to adjust (a refresh-only difference must not become a diff).
-	if req.Plan.Raw.Equal(req.State.Raw) {
+	if req.Plan.Raw.Equal(req.State.Raw) && !resumeCreate {
 		return
 	}
 

@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -150,11 +152,22 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 			// Ctrl-C: keep the service in state without an error, so Terraform does not taint it; the next
 			// plan sees a status that is not READY (or settings not yet applied) and plans an update that
 			// waits and applies them. The password is not known to be set: leave it to that update.
+			// The state must hold what the plan promised (Terraform checks it; an inconsistency is an error,
+			// and an error taints): the planned values, the record's where the plan left them unknown. The
+			// next refresh shows what the service really has; the private flag makes the next plan run an
+			// update that waits for it and applies the rest (the password, which no refresh can show).
 			resp.Diagnostics.AddWarning("Interrupted while waiting; the next apply resumes the wait",
 				fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
 					"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id))
-			cur.Password, cur.PasswordWOVersion = types.StringNull(), types.Int64Null()
-			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if svc, gerr := pd.client.GetService(rctx, id); gerr == nil {
+				cur.applyRecord(svc, pd.client.ProjectID())
+			}
+			keepPlanned(&cur, plan)
+			cur.forState()
+			resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, []byte("true"))...)
 			return
 		}
 		pd.addError(ctx, &resp.Diagnostics, summary, err)
@@ -456,6 +469,21 @@ func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportSt
 	}
 	// Everything else, timeouts included, starts null; Read fills in what the API knows.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// privateResumeCreate is the private-state key set when create was interrupted (Ctrl-C) before it
+// finished: the next plan plans an update that waits for the service and applies what create did not.
+const privateResumeCreate = "resume_create"
+
+// keepPlanned sets every value the plan knows (null included) into m: the state a create returns must
+// match the plan wherever the plan was known.
+func keepPlanned(m *serviceResourceModel, plan serviceResourceModel) {
+	mv, pv := reflect.ValueOf(m).Elem(), reflect.ValueOf(plan)
+	for i := 0; i < pv.NumField(); i++ {
+		if v, ok := pv.Field(i).Interface().(attr.Value); ok && !v.IsUnknown() {
+			mv.Field(i).Set(pv.Field(i))
+		}
+	}
 }
 
 // ---- find, status, wait ----

@@ -99,6 +99,17 @@ func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 	return out
 }
 
+// sortServiceActions puts actions in the order planServiceActions makes them (stop last).
+func sortServiceActions(actions []serviceAction) {
+	for i, a := range actions {
+		if a.Kind == actionStop && i != len(actions)-1 {
+			copy(actions[i:], actions[i+1:])
+			actions[len(actions)-1] = a
+			return
+		}
+	}
+}
+
 // serviceModelPaused reports whether a model (state) says the service is paused.
 func serviceModelPaused(m serviceResourceModel) bool {
 	return m.Paused.ValueBool() || m.Status.ValueString() == string(api.PAUSED)
@@ -203,6 +214,19 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	cur := state
 	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
 	actions := planServiceActions(state, plan)
+	resumeCreate := false
+	if b, d := req.Private.GetKey(ctx, privateResumeCreate); !d.HasError() && string(b) == "true" {
+		// Finish an interrupted create: the password may not be set yet (no record shows it).
+		resumeCreate = true
+		hasPassword := false
+		for _, a := range actions {
+			hasPassword = hasPassword || a.Kind == actionSetPassword
+		}
+		if pw := firstKnown(plan.Password, passwordWO); pw != "" && !hasPassword {
+			actions = append(actions, serviceAction{Kind: actionSetPassword, Password: pw})
+			sortServiceActions(actions)
+		}
+	}
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
 			pd.addError(ctx, &resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
@@ -218,7 +242,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		err error
 	)
 	// A status other than READY/PAUSED in state (an interrupted create) planned this update: wait for it.
-	resume := !serviceStatusSettled(state.Status.ValueString())
+	resume := resumeCreate || !serviceStatusSettled(state.Status.ValueString())
 	switch {
 	case plan.Paused.ValueBool() && (len(actions) > 0 || resume):
 		svc, err = waitServicePaused(ctx, pd, id)
@@ -241,6 +265,9 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	out.InitialPassword = state.InitialPassword
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
+	if resumeCreate {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, nil)...)
+	}
 	if !plan.Addons.Equal(state.Addons) {
 		// The configured addons were adopted: they are no longer derived.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)
