@@ -39,6 +39,7 @@ func serveProviderForTerraform(t *testing.T) string {
 		err := tf6server.Serve(interruptProviderAddr, factory,
 			tf6server.WithDebug(ctx, cfgCh, closeCh),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
+			tf6server.WithLoggingSink(t),
 			tf6server.WithoutLogStderrOverride())
 		if err != nil {
 			t.Errorf("serving the provider: %v", err)
