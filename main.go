@@ -21,10 +21,13 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
+	quietUnobservedLogs()               // no TF_LOG*: no JSON log lines that Terraform would discard (logs.go)
+	stopBenchHooks := startBenchHooks() // DBCLOUD_CPUPROFILE / DBCLOUD_RUSAGE (profile.go): off by default
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: "registry.terraform.io/dbcloud/dbcloud",
 		Debug:   debug,
 	})
+	stopBenchHooks()
 	if err != nil {
 		log.Fatal(err.Error())
 	}

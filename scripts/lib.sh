@@ -10,7 +10,7 @@
 # Provider addresses a dev override is written for: the real one, and the
 # implied one that a configuration without a required_providers block (such as
 # examples/resources/*/resource.tf) resolves `dbcloud_*` resources to.
-DBCLOUD_PROVIDER_ADDRS=(registry.terraform.io/dbcloud/dbcloud registry.terraform.io/hashicorp/dbcloud)
+DBCLOUD_PROVIDER_ADDRS=(registry.terraform.io/dbcloud/dbcloud registry.terraform.io/hashicorp/dbcloud registry.opentofu.org/dbcloud/dbcloud registry.opentofu.org/hashicorp/dbcloud)
 
 export CHECKPOINT_DISABLE=1
 export TF_IN_AUTOMATION=1

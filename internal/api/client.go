@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -24,14 +25,31 @@ type Config struct {
 	AccessKey, SecretKey string
 	// ProjectID scopes every project call.
 	ProjectID string
-	// UserAgent defaults to "terraform-provider-dbcloud/dev".
+	// UserAgent defaults to "terraform-provider-dbcloud/dev"; see UserAgent.
 	UserAgent string
+	// UserAgentSuffix, if set, is appended to UserAgent after a space (e.g. a pipeline's name).
+	UserAgentSuffix string
 	// Timeout bounds each HTTP attempt; default 60s.
 	Timeout time.Duration
 	// Retry defaults to DefaultRetryPolicy.
 	Retry *RetryPolicy
+	// Limiter tunes the shared adaptive limiter; the zero value means DefaultLimiterConfig.
+	Limiter LimiterConfig
 	// Transport is the base round tripper (default http.DefaultTransport's clone).
 	Transport http.RoundTripper
+}
+
+// UserAgent is the provider's User-Agent: it names the provider version and the Terraform version,
+// e.g. "terraform-provider-dbcloud/1.2.0 (+https://registry.terraform.io/providers/dbcloud/dbcloud) Terraform/1.11.4".
+func UserAgent(providerVersion, terraformVersion string) string {
+	if providerVersion == "" {
+		providerVersion = "dev"
+	}
+	ua := "terraform-provider-dbcloud/" + providerVersion + " (+https://registry.terraform.io/providers/dbcloud/dbcloud)"
+	if terraformVersion != "" {
+		ua += " Terraform/" + terraformVersion
+	}
+	return ua
 }
 
 // Client is the hand-written face of the generated client: project-scoped methods that return
@@ -85,6 +103,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "terraform-provider-dbcloud/dev"
 	}
+	if suffix := strings.TrimSpace(cfg.UserAgentSuffix); suffix != "" {
+		cfg.UserAgent += " " + suffix
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second
 	}
@@ -108,7 +129,13 @@ func New(cfg Config) (*Client, error) {
 	}
 	server := strings.TrimRight(u.String(), "/") + "/"
 	gen, err := NewClient(server,
-		WithHTTPClient(&retryingDoer{rc: newRetryableClient(httpClient, policy)}),
+		WithHTTPClient(&retryingDoer{
+			client:  httpClient,
+			policy:  policy,
+			limiter: NewLimiter(cfg.Limiter),
+			secrets: []string{cfg.SecretKey, basic, cfg.AccessKey},
+			rand:    rand.Float64,
+		}),
 		WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 			req.Header.Set("Authorization", auth)
 			req.Header.Set("User-Agent", cfg.UserAgent)

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,26 +17,32 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hashicorp/go-retryablehttp"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // RetryPolicy controls the client's retries.
 type RetryPolicy struct {
-	// MaxRetries is how many times a request is retried after the first attempt.
+	// MaxRetries is how many times a request that failed (a 5xx answer, a connection error) is
+	// retried after the first attempt. Answers of 429 are not counted: they are retried until the
+	// time budget runs out. 0 turns every retry off, 429s included.
 	MaxRetries int
 	// WaitMin and WaitMax bound the exponential backoff between attempts.
 	WaitMin, WaitMax time.Duration
 	// MaxRetryAfter caps how long a Retry-After header may make the client wait.
 	MaxRetryAfter time.Duration
+	// MaxElapsed is the time budget of a request whose context has no deadline (default 5 minutes);
+	// with a deadline (an operation's timeout), the deadline is the budget. No retry starts whose wait
+	// would end past the budget.
+	MaxElapsed time.Duration
 }
 
 // DefaultRetryPolicy is the policy used when Config leaves it empty.
-var DefaultRetryPolicy = RetryPolicy{MaxRetries: 6, WaitMin: 500 * time.Millisecond, WaitMax: 20 * time.Second, MaxRetryAfter: 2 * time.Minute}
+var DefaultRetryPolicy = RetryPolicy{MaxRetries: 6, WaitMin: 500 * time.Millisecond, WaitMax: 20 * time.Second, MaxRetryAfter: 2 * time.Minute, MaxElapsed: 5 * time.Minute}
 
-type methodKey struct{}
+// defaultMaxElapsed is the time budget when a policy leaves MaxElapsed zero.
+const defaultMaxElapsed = 5 * time.Minute
 
-// idempotent methods are retried on connection errors and on 502/503/504; POST is not.
+// idempotent methods are retried on connection errors and on 500/502/503/504; POST is not.
 func idempotent(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodDelete, http.MethodPut, http.MethodOptions:
@@ -48,9 +53,9 @@ func idempotent(method string) bool {
 
 // shouldRetry is the retry rule:
 //   - every method: 429, and connection errors where the request provably never left (dial errors);
-//   - GET and DELETE also: any other connection error, 502, 503 and 504.
+//   - GET and DELETE also: any other connection error, 500, 502, 503 and 504.
 //
-// A POST answered 500, or one whose connection broke after it was sent, is never sent again:
+// A POST answered 5xx, or one whose connection broke after it was sent, is never sent again:
 // it may have taken effect.
 func shouldRetry(ctx context.Context, method string, resp *http.Response, err error) (bool, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
@@ -65,7 +70,7 @@ func shouldRetry(ctx context.Context, method string, resp *http.Response, err er
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
 		return true, nil
-	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return idempotent(method), nil
 	}
 	return false, nil
@@ -98,19 +103,41 @@ func permanent(err error) bool {
 
 // RetryDelay is the pure backoff schedule: before retry number attempt (0-based) it waits
 // min*2^attempt capped at max, with jitter drawn from [50%, 100%] of that (rnd in [0,1)).
-// A Retry-After from the server (retryAfter >= 0) wins, capped at maxRetryAfter.
+// A Retry-After from the server (retryAfter >= 0) wins: the wait is at least Retry-After, plus a
+// jitter of up to half of it (at least up to min), so that the requests a 429 turned away do not all
+// come back at the same instant; the whole is capped at maxRetryAfter.
 func RetryDelay(attempt int, minWait, maxWait, retryAfter, maxRetryAfter time.Duration, rnd float64) time.Duration {
 	if retryAfter >= 0 {
-		if retryAfter > maxRetryAfter {
-			return maxRetryAfter
-		}
-		return retryAfter
+		jitter := time.Duration(rnd * float64(max(retryAfter/2, minWait)))
+		return min(retryAfter+jitter, maxRetryAfter)
 	}
 	d := float64(minWait) * math.Pow(2, float64(attempt))
 	if d > float64(maxWait) || math.IsInf(d, 0) {
 		d = float64(maxWait)
 	}
 	return time.Duration(d * (0.5 + rnd/2))
+}
+
+// retryAllowed is the pure budget rule: a retry whose wait of delay would end at or after the end of
+// the budget is not made; nor is a retry of a failure (not a 429) beyond MaxRetries; MaxRetries 0
+// turns every retry off. The budget ends at the context's deadline if it has one (hasDeadline), else
+// MaxElapsed after start.
+func retryAllowed(p RetryPolicy, rateLimited bool, failures int, start, now, deadline time.Time, hasDeadline bool, delay time.Duration) bool {
+	if p.MaxRetries <= 0 {
+		return false
+	}
+	if !rateLimited && failures > p.MaxRetries {
+		return false
+	}
+	end := deadline
+	if !hasDeadline {
+		budget := p.MaxElapsed
+		if budget <= 0 {
+			budget = defaultMaxElapsed
+		}
+		end = start.Add(budget)
+	}
+	return now.Add(delay).Before(end)
 }
 
 // parseRetryAfter reads a Retry-After header (seconds or an HTTP date); -1 when absent or unreadable.
@@ -134,47 +161,124 @@ func parseRetryAfter(resp *http.Response, now time.Time) time.Duration {
 	return -1
 }
 
-// retryingDoer adapts retryablehttp to the generated client's HttpRequestDoer.
+// retryingDoer is the generated client's HttpRequestDoer: it passes every attempt through the shared
+// limiter, retries by the rules above within the time budget, and masks secrets in error answers.
 type retryingDoer struct {
-	rc *retryablehttp.Client
+	client  *http.Client
+	policy  RetryPolicy
+	limiter *Limiter
+	// secrets are masked in error answers: the credentials (and the request's own secret values).
+	secrets []string
+	rand    func() float64
 }
 
 func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
-	req = req.WithContext(context.WithValue(req.Context(), methodKey{}, req.Method))
-	rreq, err := retryablehttp.FromRequest(req)
-	if err != nil {
+	ctx := req.Context()
+	prio := priorityOf(ctx, req.Method)
+	deadline, hasDeadline := ctx.Deadline()
+	start := time.Now()
+	failures := 0
+	// last is the last retriable answer, kept so that a budget that runs out while the request waits
+	// to be retried yields that answer (a 429, a 503) rather than a bare deadline error. It is dropped
+	// as soon as the next attempt is sent: a deadline met during an attempt is ambiguous for a POST.
+	var last *http.Response
+	giveUp := func(err error) (*http.Response, error) {
+		if last != nil && errors.Is(err, context.DeadlineExceeded) {
+			return d.maskErrorAnswer(req, last), nil
+		}
 		return nil, err
 	}
-	return d.rc.Do(rreq)
+	for attempt := 1; ; attempt++ {
+		if err := d.limiter.Wait(ctx, prio); err != nil {
+			return giveUp(err)
+		}
+		areq := req.Clone(ctx)
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			areq.Body = body
+		}
+		last = nil
+		resp, err := d.client.Do(areq)
+		now := time.Now()
+		retryAfter := parseRetryAfter(resp, now)
+		d.limiter.Observe(statusOf(resp), min(retryAfter, d.policy.MaxRetryAfter))
+		retry, cerr := shouldRetry(ctx, req.Method, resp, err)
+		if cerr != nil {
+			drainAndClose(resp)
+			return giveUp(cerr)
+		}
+		rateLimited := statusOf(resp) == http.StatusTooManyRequests
+		if retry && !rateLimited {
+			failures++
+		}
+		delay := RetryDelay(attempt-1, d.policy.WaitMin, d.policy.WaitMax, retryAfter, d.policy.MaxRetryAfter, d.rand())
+		if !retry || !retryAllowed(d.policy, rateLimited, failures, start, now, deadline, hasDeadline, delay) {
+			if err != nil {
+				if attempt > 1 {
+					err = fmt.Errorf("after %d attempts: %w", attempt, err)
+				}
+				return nil, err
+			}
+			return d.maskErrorAnswer(req, resp), nil
+		}
+		tflog.Debug(ctx, "dbcloud API: retrying request", map[string]any{
+			"method": req.Method, "url": req.URL.String(), "status": statusOf(resp), "error": errString(err),
+			"attempt": attempt, "wait_ms": delay.Milliseconds(), "priority": prio.String(),
+		})
+		if resp != nil {
+			last = buffered(resp)
+		}
+		if err := sleepCtx(ctx, delay); err != nil {
+			return giveUp(err)
+		}
+	}
 }
 
-func newRetryableClient(base *http.Client, p RetryPolicy) *retryablehttp.Client {
-	rc := retryablehttp.NewClient()
-	rc.HTTPClient = base
-	rc.Logger = nil // requests are logged by loggingTransport through tflog
-	rc.RetryMax = p.MaxRetries
-	rc.RetryWaitMin = p.WaitMin
-	rc.RetryWaitMax = p.WaitMax
-	rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-		method, _ := ctx.Value(methodKey{}).(string)
-		retry, cerr := shouldRetry(ctx, method, resp, err)
-		if retry {
-			tflog.Debug(ctx, "dbcloud API: retrying request", map[string]any{"method": method, "status": statusOf(resp), "error": errString(err)})
+// buffered reads resp's body (an error answer: small) into memory and closes the connection's body.
+func buffered(resp *http.Response) *http.Response {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp
+}
+
+// maskErrorAnswer replaces the body of an error answer by one where the credentials and the secret
+// values the request carried (a password the API echoes back in its message) are masked, so that
+// they reach neither an *APIError, nor a diagnostic, nor a log.
+func (d *retryingDoer) maskErrorAnswer(req *http.Request, resp *http.Response) *http.Response {
+	if resp.StatusCode < 400 {
+		return resp
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		resp.Body = io.NopCloser(bytes.NewReader(nil))
+		return resp
+	}
+	var sent []string
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			reqBody, _ := io.ReadAll(rc)
+			_ = rc.Close()
+			_, sent = maskJSON(reqBody, nil)
 		}
-		return retry, cerr
 	}
-	rc.Backoff = func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-		// retryablehttp numbers the retries from 0 (attempt is 0 before the first retry), as RetryDelay does.
-		return RetryDelay(attempt, minWait, maxWait, parseRetryAfter(resp, time.Now()), p.MaxRetryAfter, rand.Float64()) //nolint:gosec // jitter
+	masked, _ := maskJSON(body, append(sent, d.secrets...))
+	resp.Body = io.NopCloser(strings.NewReader(masked))
+	resp.ContentLength = int64(len(masked))
+	resp.Header.Del("Content-Length")
+	return resp
+}
+
+func drainAndClose(resp *http.Response) {
+	if resp == nil || resp.Body == nil {
+		return
 	}
-	// On giving up, hand back the last answer so that it becomes a typed APIError, or the last error.
-	rc.ErrorHandler = func(resp *http.Response, err error, numTries int) (*http.Response, error) {
-		if resp != nil {
-			return resp, nil
-		}
-		return nil, fmt.Errorf("after %d attempt(s): %w", numTries, err)
-	}
-	return rc
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	_ = resp.Body.Close()
 }
 
 func statusOf(resp *http.Response) int {
@@ -239,6 +343,12 @@ const minEchoedSecret = 4
 // maskBody is MaskBody that also returns the string values it masked under secret keys, so that
 // an answer echoing them (e.g. "password 'x' is too weak") can be masked too.
 func maskBody(body []byte, secrets []string) (string, []string) {
+	out, masked := maskJSON(body, secrets)
+	return truncate(out, maxLoggedBody, "...(truncated)"), masked
+}
+
+// maskJSON is maskBody without the truncation: the masked body stays valid JSON when it was.
+func maskJSON(body []byte, secrets []string) (string, []string) {
 	if len(body) == 0 {
 		return "", nil
 	}
@@ -262,7 +372,7 @@ func maskBody(body []byte, secrets []string) (string, []string) {
 			}
 		}
 	}
-	return truncate(out, maxLoggedBody, "...(truncated)"), masked
+	return out, masked
 }
 
 // maskValue replaces the values under secret keys by "***", appending the strings it hid to masked.

@@ -121,15 +121,37 @@ func TestDELETE504ThenAccepted(t *testing.T) {
 	}
 }
 
-func TestGET500IsNotRetried(t *testing.T) {
+func TestGET500IsRetried(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if rec.record(r) <= 2 {
+			writeJSON(w, 500, errorBody("INTERNAL", "x"))
+			return
+		}
+		writeJSON(w, 200, `{"service_id":"svc1"}`)
+	})
+	if _, err := c.GetService(context.Background(), "svc1"); err != nil {
+		t.Fatalf("GetService: %v", err)
+	}
+	if n := rec.hits.Load(); n != 3 {
+		t.Errorf("%d hits, want 3", n)
+	}
+}
+
+func TestDELETE500IsRetriedPOST500IsNot(t *testing.T) {
 	rec := &recorder{}
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		rec.record(r)
 		writeJSON(w, 500, errorBody("INTERNAL", "x"))
 	})
-	_, err := c.GetService(context.Background(), "svc1")
+	err := c.DeleteService(context.Background(), "svc1")
+	if n := int(rec.hits.Load()); n != fastRetry().MaxRetries+1 || StatusCode(err) != 500 {
+		t.Errorf("DELETE: %d hits, error %v", n, err)
+	}
+	rec.hits.Store(0)
+	_, err = c.CreateService(context.Background(), ServiceCreate{Name: "db"})
 	if n := rec.hits.Load(); n != 1 || StatusCode(err) != 500 {
-		t.Errorf("%d hits, error %v", n, err)
+		t.Errorf("POST: %d hits, error %v", n, err)
 	}
 }
 
@@ -260,10 +282,21 @@ func TestRateLimitExhaustedIsNotAmbiguous(t *testing.T) {
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		rec.record(r)
 		writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+	}, func(cfg *Config) {
+		cfg.Limiter = LimiterConfig{MinRate: 1000, MaxRate: 2000}
+		cfg.Retry = fastRetry()
+		cfg.Retry.MaxElapsed = 300 * time.Millisecond
 	})
+	// 429s are retried until the time budget (here MaxElapsed: the context has no deadline) runs out;
+	// no retry starts that would end past it, so the answer is the last 429. (A context deadline met
+	// while a POST is sent again is ambiguous instead: see TestDeadlineDuringRetries.)
+	start := time.Now()
 	_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
-	if n := int(rec.hits.Load()); n != fastRetry().MaxRetries+1 {
+	if n := int(rec.hits.Load()); n < 2 {
 		t.Errorf("%d hits", n)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v with a deadline of 300ms", d)
 	}
 	if !IsRateLimited(err) || IsAmbiguous(err) {
 		t.Errorf("error %v: want a 429 that is not ambiguous", err)
@@ -488,10 +521,13 @@ func TestRetryDelaySchedule(t *testing.T) {
 		{10, -1, almostOne, 10 * time.Second},
 		{63, -1, 0, 5 * time.Second},
 		{5000, -1, almostOne, 10 * time.Second}, // 2^5000 is +Inf
-		// Retry-After wins over the schedule, whatever the attempt and jitter, and is capped.
+		// Retry-After wins over the schedule, whatever the attempt, plus a jitter of up to half of it
+		// (at least up to min), and the whole is capped.
 		{0, 3 * time.Second, 0, 3 * time.Second},
-		{5, 3 * time.Second, almostOne, 3 * time.Second},
-		{0, 0, 0.7, 0},
+		{5, 3 * time.Second, 0.5, 3750 * time.Millisecond},
+		{5, 3 * time.Second, almostOne, 4500 * time.Millisecond},
+		{0, 0, 0.7, 700 * time.Millisecond},
+		{0, 0, 0, 0},
 		{0, capAfter, 0, capAfter},
 		{0, 5 * time.Minute, 0, capAfter},
 		{2, 24 * time.Hour, almostOne, capAfter},
@@ -558,28 +594,57 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 }
 
-// The backoff wired into the client numbers retries from 0: the first retry waits about WaitMin.
-func TestClientBackoffWiring(t *testing.T) {
-	p := RetryPolicy{MaxRetries: 3, WaitMin: 100 * time.Millisecond, WaitMax: 10 * time.Second, MaxRetryAfter: 2 * time.Second}
-	rc := newRetryableClient(&http.Client{}, p)
-	for i := 0; i < 50; i++ {
-		if d := rc.Backoff(p.WaitMin, p.WaitMax, 0, nil); d < 50*time.Millisecond || d > 100*time.Millisecond {
-			t.Fatalf("first retry waits %v, want within [50ms, 100ms]", d)
+func TestRetryAllowed(t *testing.T) {
+	p := RetryPolicy{MaxRetries: 3, MaxElapsed: time.Minute}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	deadline := start.Add(10 * time.Minute)
+	cases := []struct {
+		name        string
+		policy      RetryPolicy
+		rateLimited bool
+		failures    int
+		now         time.Duration // since start
+		hasDeadline bool
+		delay       time.Duration
+		want        bool
+	}{
+		{"failure within the count", p, false, 3, time.Second, false, time.Second, true},
+		{"failure beyond the count", p, false, 4, time.Second, false, time.Second, false},
+		{"429s are not counted", p, true, 0, 30 * time.Second, false, time.Second, true},
+		{"429 past MaxElapsed", p, true, 0, 59 * time.Second, false, 2 * time.Second, false},
+		{"429 within the deadline, past MaxElapsed", p, true, 0, 5 * time.Minute, true, time.Second, true},
+		{"429 whose wait ends at the deadline", p, true, 0, 10*time.Minute - time.Second, true, time.Second, false},
+		{"failure past the deadline", p, false, 1, 10 * time.Minute, true, time.Millisecond, false},
+		{"MaxRetries 0 turns 429 retries off", RetryPolicy{MaxRetries: 0}, true, 0, 0, false, 0, false},
+		{"MaxElapsed 0 means the default", RetryPolicy{MaxRetries: 1}, true, 0, 4 * time.Minute, false, time.Second, true},
+		{"MaxElapsed 0 means the default, exhausted", RetryPolicy{MaxRetries: 1}, true, 0, 5 * time.Minute, false, time.Second, false},
+	}
+	for _, c := range cases {
+		got := retryAllowed(c.policy, c.rateLimited, c.failures, start, start.Add(c.now), deadline, c.hasDeadline, c.delay)
+		if got != c.want {
+			t.Errorf("%s: retryAllowed = %v, want %v", c.name, got, c.want)
 		}
-		if d := rc.Backoff(p.WaitMin, p.WaitMax, 2, nil); d < 200*time.Millisecond || d > 400*time.Millisecond {
-			t.Fatalf("third retry waits %v, want within [200ms, 400ms]", d)
+	}
+}
+
+// A request that meets 429s keeps going for as long as its context allows, far beyond MaxRetries.
+func TestRateLimitRetriesLastUntilTheDeadline(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if rec.record(r) <= 8 {
+			w.Header().Set("Retry-After", "0")
+			writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+			return
 		}
+		writeJSON(w, 202, `{"service_id":"svc1","status":"QUEUED"}`)
+	}, func(cfg *Config) { cfg.Limiter = LimiterConfig{MinRate: 1000, MaxRate: 2000} })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.CreateService(ctx, ServiceCreate{Name: "db"}); err != nil {
+		t.Fatalf("CreateService: %v", err)
 	}
-	resp := &http.Response{Header: http.Header{"Retry-After": []string{"1"}}}
-	if d := rc.Backoff(p.WaitMin, p.WaitMax, 0, resp); d != time.Second {
-		t.Errorf("Retry-After 1 waits %v", d)
-	}
-	resp.Header.Set("Retry-After", "60")
-	if d := rc.Backoff(p.WaitMin, p.WaitMax, 0, resp); d != p.MaxRetryAfter {
-		t.Errorf("Retry-After 60 waits %v, want the cap %v", d, p.MaxRetryAfter)
-	}
-	if rc.RetryMax != 3 || rc.RetryWaitMin != p.WaitMin || rc.RetryWaitMax != p.WaitMax {
-		t.Errorf("policy not applied: %d %v %v", rc.RetryMax, rc.RetryWaitMin, rc.RetryWaitMax)
+	if n := int(rec.hits.Load()); n != 9 || n <= fastRetry().MaxRetries+1 {
+		t.Errorf("%d hits, want 9 (8 answers of 429, then the create)", n)
 	}
 }
 
@@ -603,7 +668,7 @@ func TestShouldRetry(t *testing.T) {
 	cases := []tc{
 		// answers
 		{"POST", 429, nil, true}, {"GET", 429, nil, true}, {"DELETE", 429, nil, true},
-		{"POST", 500, nil, false}, {"GET", 500, nil, false}, {"DELETE", 500, nil, false},
+		{"POST", 500, nil, false}, {"GET", 500, nil, true}, {"DELETE", 500, nil, true},
 		{"POST", 502, nil, false}, {"POST", 503, nil, false}, {"POST", 504, nil, false},
 		{"GET", 502, nil, true}, {"GET", 503, nil, true}, {"GET", 504, nil, true},
 		{"DELETE", 502, nil, true}, {"DELETE", 503, nil, true}, {"DELETE", 504, nil, true},
@@ -651,4 +716,43 @@ func TestNotSent(t *testing.T) {
 	if err == nil || !notSent(err) {
 		t.Errorf("notSent(%v) = false for a refused connection", err)
 	}
+}
+
+// A deadline met while a request waits to be retried gives the last answer (a 429 is not ambiguous);
+// a deadline met while a POST is being sent again is ambiguous: it may have taken effect.
+func TestDeadlineDuringRetries(t *testing.T) {
+	t.Run("while waiting", func(t *testing.T) {
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", "10")
+			writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+		}, func(cfg *Config) {
+			cfg.Retry = &RetryPolicy{MaxRetries: 3, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: time.Minute, MaxElapsed: time.Hour}
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, err := c.CreateService(ctx, ServiceCreate{Name: "db"})
+		if !IsRateLimited(err) || IsAmbiguous(err) {
+			t.Errorf("error %v: want the 429, not ambiguous", err)
+		}
+	})
+	t.Run("while sending again", func(t *testing.T) {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if rec.record(r) == 1 {
+				w.Header().Set("Retry-After", "0")
+				writeJSON(w, 429, errorBody("RATE_LIMITED", "slow down"))
+				return
+			}
+			<-r.Context().Done() // the second attempt hangs until the client gives up
+		}, func(cfg *Config) { cfg.Limiter = LimiterConfig{MinRate: 1000, MaxRate: 2000} })
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		_, err := c.CreateService(ctx, ServiceCreate{Name: "db"})
+		if n := rec.hits.Load(); n != 2 {
+			t.Fatalf("%d hits, want 2", n)
+		}
+		if IsRateLimited(err) || !IsAmbiguous(err) {
+			t.Errorf("error %v: a POST cut off while sent again must be ambiguous", err)
+		}
+	})
 }

@@ -149,6 +149,7 @@ type Emulator struct {
 	faultRand  *rand.Rand
 	idRand     *rand.Rand
 	scripted   []*scriptedFault
+	modes      modeState // fault modes (faults.go)
 	requests   []Request
 	state      map[string]*projectState
 	usedIDs    map[string]bool

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -27,6 +28,12 @@ const (
 	FaultCommitThenDrop
 	// FaultDrop drops the connection without carrying the request out.
 	FaultDrop
+	// FaultEchoBody answers 400 with a message and details that echo the request body, secrets
+	// included, as some real servers do: the client must mask them before they reach a diagnostic.
+	FaultEchoBody
+	// FaultRequestRate is the 429 of the rate-limit mode (Modes.RequestsPerSecond): its Retry-After
+	// is the time until the limit admits a request again, in whole seconds rounded up.
+	FaultRequestRate
 )
 
 func (k FaultKind) String() string {
@@ -45,6 +52,10 @@ func (k FaultKind) String() string {
 		return "commit-then-drop"
 	case FaultDrop:
 		return "drop"
+	case FaultEchoBody:
+		return "echo-body"
+	case FaultRequestRate:
+		return "request-rate"
 	}
 	return "FaultKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -73,8 +84,75 @@ func (e *Emulator) InjectFault(operationID string, kind FaultKind, count int) {
 	e.scripted = append(e.scripted, &scriptedFault{operationID: operationID, kind: kind, remaining: count})
 }
 
+// Modes are fault modes beyond the probabilistic Faults.
+type Modes struct {
+	// GetErrorRate is the probability that a GET is answered 500 without anything done (reads a
+	// client may safely retry). Drawn from the Faults' seeded source.
+	GetErrorRate float64
+	// RequestsPerSecond, if positive, limits the requests the API accepts, as a token bucket of
+	// Burst tokens refilled at that rate (by Options.Now). A request over the limit is answered 429
+	// with a Retry-After (the time until the next token, rounded up to whole seconds) and takes no
+	// token. It is checked before any other fault.
+	RequestsPerSecond float64
+	// Burst is the bucket's size (default 1).
+	Burst int
+}
+
+// modeState is the state of the fault modes, guarded by Emulator.mu.
+type modeState struct {
+	Modes
+	tokens float64
+	last   time.Time
+}
+
+// SetModes replaces the fault modes; the rate limit starts with a full bucket.
+func (e *Emulator) SetModes(m Modes) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m.Burst <= 0 {
+		m.Burst = 1
+	}
+	e.modes = modeState{Modes: m, tokens: float64(m.Burst), last: e.now()}
+}
+
+// admitLocked takes a token of the rate limit at now; it reports false (and takes nothing) when
+// the bucket is empty.
+func (m *modeState) admitLocked(now time.Time) bool {
+	if m.RequestsPerSecond <= 0 {
+		return true
+	}
+	m.refillLocked(now)
+	if m.tokens >= 1 {
+		m.tokens--
+		return true
+	}
+	return false
+}
+
+func (m *modeState) refillLocked(now time.Time) {
+	if now.After(m.last) {
+		m.tokens = math.Min(float64(m.Burst), m.tokens+now.Sub(m.last).Seconds()*m.RequestsPerSecond)
+		m.last = now
+	}
+}
+
+// untilNextLocked is how long until the bucket holds a token again.
+func (m *modeState) untilNextLocked(now time.Time) time.Duration {
+	if m.RequestsPerSecond <= 0 {
+		return 0
+	}
+	m.refillLocked(now)
+	if m.tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - m.tokens) / m.RequestsPerSecond * float64(time.Second))
+}
+
 // pickFaultLocked decides which fault, if any, a request meets.
 func (e *Emulator) pickFaultLocked(operationID, method string) (FaultKind, bool) {
+	if !e.modes.admitLocked(e.now()) {
+		return FaultRequestRate, true
+	}
 	for i, f := range e.scripted {
 		if f.operationID != "" && f.operationID != operationID {
 			continue
@@ -94,6 +172,8 @@ func (e *Emulator) pickFaultLocked(operationID, method string) (FaultKind, bool)
 		return FaultServerError, true
 	case draw(f.Unavailable):
 		return FaultUnavailable, true
+	case method == http.MethodGet && draw(e.modes.GetErrorRate):
+		return FaultServerError, true
 	case method != http.MethodGet && method != http.MethodHead && draw(f.CommitThenFail):
 		if f.DropConnection {
 			return FaultCommitThenDrop, true
@@ -160,6 +240,33 @@ func (e *Emulator) applyFault(w *statusWriter, r *http.Request, kind FaultKind, 
 		drop(w)
 	case FaultDrop:
 		drop(w)
+	case FaultEchoBody:
+		var body []byte
+		if r.GetBody != nil {
+			if rc, err := r.GetBody(); err == nil {
+				body, _ = io.ReadAll(rc)
+				_ = rc.Close()
+			}
+		}
+		writeError(w, &apiError{
+			Status:  http.StatusBadRequest,
+			Code:    "INVALID_REQUEST",
+			Message: fmt.Sprintf("the request %s was refused", body),
+			Details: fmt.Sprintf("request body: %s", body),
+		})
+	case FaultRequestRate:
+		e.mu.Lock()
+		wait := e.modes.untilNextLocked(e.now())
+		rate := e.modes.RequestsPerSecond
+		e.mu.Unlock()
+		ra := retryAfterHeader(max(wait, time.Millisecond)) // never "0": the limit was hit
+		w.Header().Set("Retry-After", ra)
+		writeError(w, &apiError{
+			Status:  http.StatusTooManyRequests,
+			Code:    "RATE_LIMITED",
+			Message: "too many requests",
+			Details: fmt.Sprintf("The API accepts %g requests per second; retry after %s seconds.", rate, ra),
+		})
 	}
 }
 

@@ -1,8 +1,10 @@
 package emulator
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,5 +251,101 @@ func TestInjectFaultNonPositiveCount(t *testing.T) {
 	e.srv.InjectFault("", FaultServerError, 0)
 	if l, err := e.c.ListServicesWithResponse(e.ctx, testProject); err != nil || l.StatusCode() != http.StatusOK {
 		t.Errorf("count 0 should inject nothing: %v", err)
+	}
+}
+
+// The rate-limit mode admits RequestsPerSecond requests per second (a bucket of Burst), answers the
+// others 429 with the time until the next token as Retry-After, and a rejected request takes no token.
+func TestRateLimitMode(t *testing.T) {
+	t.Parallel()
+	e := newFakeEnv(t)
+	e.srv.SetModes(Modes{RequestsPerSecond: 2, Burst: 2})
+	list := func() (int, string) {
+		status, h, _ := e.raw("GET", "/projects/"+testProject+"/services", "")
+		return status, h.Get("Retry-After")
+	}
+	for i := range 2 {
+		if s, _ := list(); s != 200 {
+			t.Fatalf("request %d of the burst: %d", i+1, s)
+		}
+	}
+	s, ra := list()
+	if s != 429 || ra != "1" {
+		t.Fatalf("over the limit: %d with Retry-After %q, want 429 and 1", s, ra)
+	}
+	e.clk.Advance(400 * time.Millisecond) // 0.8 token
+	if s, _ := list(); s != 429 {
+		t.Fatalf("after 400ms: %d, want 429", s)
+	}
+	e.clk.Advance(100 * time.Millisecond) // 1 token: rejected requests took none
+	if s, _ := list(); s != 200 {
+		t.Fatalf("after 500ms: %d, want 200", s)
+	}
+	e.clk.Advance(10 * time.Second) // the bucket holds Burst at most
+	for i, want := range []int{200, 200, 429} {
+		if s, _ := list(); s != want {
+			t.Errorf("request %d after a long pause: %d, want %d", i+1, s, want)
+		}
+	}
+	var limited int
+	for _, r := range e.srv.Requests() {
+		if r.Status == 429 {
+			limited++
+		}
+	}
+	if limited != 3 {
+		t.Errorf("%d answers of 429 in the log, want 3", limited)
+	}
+	e.srv.SetModes(Modes{})
+	for range 5 {
+		if s, _ := list(); s != 200 {
+			t.Fatalf("with the limit off: %d", s)
+		}
+	}
+}
+
+// GetErrorRate answers a fraction of the GETs 500 (nothing done), and never a write.
+func TestGetErrorRate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{Faults: Faults{Seed: 7}})
+	e.srv.SetModes(Modes{GetErrorRate: 0.3})
+	const n = 200
+	failed := 0
+	for range n {
+		status, _, body := e.raw("GET", "/projects/"+testProject+"/vpcs", "")
+		switch status {
+		case 200:
+		case 500:
+			failed++
+			expectError(t, "GET", status, body, 500, "INTERNAL_ERROR", "")
+		default:
+			t.Fatalf("GET answered %d", status)
+		}
+	}
+	if failed < n/10 || failed > n/2 {
+		t.Errorf("%d of %d GETs failed, want about 30%%", failed, n)
+	}
+	for i := range 20 {
+		status, _, _ := e.raw("POST", "/projects/"+testProject+"/vpcs", fmt.Sprintf(`{"name":"n%d","cidr":"10.%d.0.0/16","region_code":"us-east-1"}`, i, i))
+		if status != 201 {
+			t.Fatalf("POST answered %d: GetErrorRate must leave writes alone", status)
+		}
+	}
+}
+
+// FaultEchoBody echoes the request body (secrets included) in the message and the details.
+func TestFaultEchoBody(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	svc := e.readyService(api.ServiceCreate{Name: "echo"})
+	e.srv.InjectFault("updatePassword", FaultEchoBody, 1)
+	status, _, body := e.raw("POST", "/projects/"+testProject+"/services/"+str(svc.ServiceID)+"/updatePassword", `{"password":"Echo-Me-123"}`)
+	expectError(t, "echoing update", status, body, 400, "INVALID_REQUEST", `{"password":"Echo-Me-123"}`)
+	if ae := errorOf(t, body); ae.Details == nil || !strings.Contains(*ae.Details, "Echo-Me-123") {
+		t.Errorf("details %v do not echo the body", ae.Details)
+	}
+	// Consumed: the next update goes through.
+	if status, _, _ := e.raw("POST", "/projects/"+testProject+"/services/"+str(svc.ServiceID)+"/updatePassword", `{"password":"Echo-Me-456"}`); status != 204 && status != 200 {
+		t.Errorf("second update: %d", status)
 	}
 }

@@ -185,7 +185,7 @@ func (e *projectForbiddenError) Unwrap() error { return e.cause }
 // waitFor polls with the provider's backoff and the ctx deadline (set from the `timeouts` block).
 func waitFor[T any](ctx context.Context, pd *providerData, what string, poll func(ctx context.Context) (PollResult[T], error)) (T, error) {
 	w := Waiter[T]{What: what, Backoff: pd.backoff, MaxTransient: maxTransientPollErrors, Poll: poll}
-	return w.Wait(ctx)
+	return w.Wait(api.WithPoll(ctx)) // under a rate limit, status polls wait behind creates and changes
 }
 
 // ---- busy: 409 "try again later" ----

@@ -4,6 +4,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"strconv"
 
@@ -55,6 +56,7 @@ type providerModel struct {
 	SecretKey types.String `tfsdk:"secret_key"`
 	ProjectID types.String `tfsdk:"project_id"`
 	Analytics types.Bool   `tfsdk:"analytics"`
+	pipelineSettings
 }
 
 // providerData is what resources and data sources receive from Configure.
@@ -62,6 +64,7 @@ type providerData struct {
 	client    *api.Client
 	analytics *analytics
 	backoff   Backoff
+	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
 }
 
 func (p *dbcloudProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -104,6 +107,7 @@ func (p *dbcloudProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 			},
 		},
 	}
+	maps.Copy(resp.Schema.Attributes, pipelineSettingsAttributes())
 }
 
 // settingFrom returns the configured value, else the environment's.
@@ -163,23 +167,25 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 		}
 		analyticsOn = b
 	}
+	settings := readPipelineSettings(cfg.pipelineSettings, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, secretKey)
 	ctx = tflog.MaskMessageStrings(ctx, secretKey)
-	userAgent := fmt.Sprintf("terraform-provider-dbcloud/%s (+terraform %s)", p.version, req.TerraformVersion)
 	cfgAPI := api.Config{
 		BaseURL: baseURL, AccessKey: accessKey, SecretKey: secretKey, ProjectID: projectID,
-		UserAgent: userAgent, Retry: p.opts.apiRetry,
+		UserAgent: api.UserAgent(p.version, req.TerraformVersion),
 	}
-	client, err := api.New(cfgAPI)
+	settings.apply(&cfgAPI, p.opts.apiRetry)
+	reads := newServiceReadCache()
+	client, err := api.New(reads.config(cfgAPI))
 	if err != nil {
 		resp.Diagnostics.AddError("Could not create the dbcloud API client", err.Error())
 		return
 	}
-	data := &providerData{client: client, backoff: p.opts.backoff}
+	data := &providerData{client: client, backoff: p.opts.backoff, reads: reads}
 	if analyticsOn {
 		data.analytics = newAnalytics(cfgAPI, p.version)
 	}

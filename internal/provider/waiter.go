@@ -18,15 +18,20 @@ type Backoff struct {
 	Factor float64
 	Max    time.Duration
 	Jitter float64
+	// Schedule, when set, replaces the fields above with the elapsed-time schedule (schedule.go).
+	Schedule *Schedule
 }
 
-// DefaultBackoff polls soon (a fast API means a fast apply: a 120ms transition is seen within ~0.3s)
-// and settles at one poll every 10s for the minutes-long creates of the real service.
-var DefaultBackoff = Backoff{First: 250 * time.Millisecond, Factor: 1.6, Max: 10 * time.Second, Jitter: 0.2}
+// DefaultBackoff is the production schedule: DefaultSchedule (schedule.go), whose interval grows with
+// the time already waited.
+var DefaultBackoff = Backoff{Schedule: &DefaultSchedule}
 
 // Delay is the pure schedule: the wait before poll n (n = 0 is the wait before the second poll; the
 // first poll is immediate), given rnd in [0,1) for the jitter.
 func (b Backoff) Delay(n int, rnd float64) time.Duration {
+	if b.Schedule != nil {
+		return b.Schedule.delayN(n, rnd)
+	}
 	d := float64(b.First)
 	for i := 0; i < n && d < float64(b.Max); i++ {
 		d *= b.Factor
@@ -184,7 +189,7 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 			}
 			return zero, fmt.Errorf("while waiting for %s: %w", w.What, err)
 		}
-		delay := w.Backoff.Delay(n, rnd())
+		delay := w.Backoff.DelayAt(n, clock.Now().Sub(start), rnd())
 		if !deadline.IsZero() {
 			left := deadline.Sub(clock.Now())
 			if left <= 0 {

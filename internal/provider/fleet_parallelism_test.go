@@ -1,0 +1,128 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+// The same fleet as TestAccFleet_thirtyServicesUnderRateLimit, run the way the issue describes it:
+// `terraform apply -parallelism=30` and `terraform destroy -parallelism=30` with the real terraform
+// binary, against the provider served in-process (TF_REATTACH_PROVIDERS), since
+// terraform-plugin-testing cannot pass -parallelism.
+func TestAccFleet_parallelism30(t *testing.T) {
+	testAccPreCheck(t)
+	if testing.Short() {
+		t.Skip("takes about a minute")
+	}
+	tfBin, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("terraform is not on PATH")
+	}
+	srv := newTestEmulator(t)
+	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	reattachCh := make(chan *plugin.ReattachConfig)
+	closeCh := make(chan struct{})
+	factory := providerserver.NewProtocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})())
+	go func() {
+		if err := tf6server.Serve("registry.terraform.io/dbcloud/dbcloud", factory,
+			tf6server.WithDebug(ctx, reattachCh, closeCh), tf6server.WithoutLogStderrOverride(), tf6server.WithLoggingSink(t),
+			tf6server.WithGoPluginLogger(hclog.NewNullLogger())); err != nil {
+			t.Errorf("serving the provider: %v", err)
+		}
+	}()
+	var rc *plugin.ReattachConfig
+	select {
+	case rc = <-reattachCh:
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("the provider server did not start")
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-closeCh
+	})
+	reattach, err := json.Marshal(map[string]any{
+		"registry.terraform.io/dbcloud/dbcloud": map[string]any{
+			"Protocol": string(rc.Protocol), "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": true,
+			"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	config := `
+terraform {
+  required_providers {
+    dbcloud = { source = "dbcloud/dbcloud" }
+  }
+}
+` + providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "fleet" {
+  count = %d
+  name  = "fleet-${count.index}"
+}
+`, fleetSize)
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(tfBin, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(reattach), "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("terraform %v: %v\n%s", args, err, out)
+		}
+	}
+
+	run("init", "-input=false", "-no-color")
+	srv.ResetRequests()
+	start := time.Now()
+	run("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=30")
+	applyTime := time.Since(start)
+	applied := statsOf(srv.Requests())
+	if n := len(srv.Services(testProjectID)); n != fleetSize {
+		t.Errorf("%d services after apply, want %d", n, fleetSize)
+	}
+	run("destroy", "-auto-approve", "-input=false", "-no-color", "-parallelism=30")
+	wall := time.Since(start)
+	all := statsOf(srv.Requests())
+
+	t.Logf("-parallelism=30, %d services at %d req/s: apply %v (%d requests, %d answered 429), apply+destroy %v",
+		fleetSize, fleetRateLimit, applyTime.Round(100*time.Millisecond), applied.requests, applied.limited, wall.Round(100*time.Millisecond))
+	t.Logf("all: %d requests, %d answered 429 (%.1f%%), %d other errors; creates: %d accepted, %d answered 429; deletes: %d accepted, %d answered 429; service GETs: %d",
+		all.requests, all.limited, 100*float64(all.limited)/float64(max(all.requests, 1)), all.otherErrors,
+		all.createsAccepted, all.createsLimited, all.deletesAccepted, all.deletesLimited, all.polls)
+	if left := srv.Services(testProjectID); len(left) != 0 {
+		t.Errorf("%d services left after destroy", len(left))
+	}
+	if all.createsAccepted != fleetSize || all.deletesAccepted != fleetSize {
+		t.Errorf("%d creates and %d deletes accepted, want exactly %d of each", all.createsAccepted, all.deletesAccepted, fleetSize)
+	}
+	if all.otherErrors != 0 {
+		t.Errorf("%d answers were errors other than 429 and the 404s of deleted services", all.otherErrors)
+	}
+	// Each terraform command starts a client whose limiter is open until its first 429, so the first
+	// burst of 30 (the creates, the destroy's refreshes) can meet up to 29 answers of 429 each time.
+	if all.limited*3 > all.requests {
+		t.Errorf("%d of %d requests answered 429: the client's requests did not slow down together", all.limited, all.requests)
+	}
+}

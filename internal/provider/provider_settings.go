@@ -1,0 +1,154 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// Environment variables of the settings for pipelines.
+const (
+	EnvMaxRetries     = "DBCLOUD_MAX_RETRIES"
+	EnvRequestTimeout = "DBCLOUD_REQUEST_TIMEOUT"
+	EnvUserAgent      = "DBCLOUD_USER_AGENT"
+)
+
+// Bounds of the settings: beyond them a value is a mistake, not a wish.
+const (
+	maxMaxRetries     = 100
+	minRequestTimeout = time.Second
+	maxRequestTimeout = time.Hour
+)
+
+// pipelineSettings are the provider arguments that tune the client for pipelines. It is embedded
+// in providerModel.
+type pipelineSettings struct {
+	MaxRetries     types.Int64  `tfsdk:"max_retries"`
+	RequestTimeout types.String `tfsdk:"request_timeout"`
+	UserAgent      types.String `tfsdk:"user_agent"`
+}
+
+// pipelineSettingsAttributes are the schema attributes of pipelineSettings.
+func pipelineSettingsAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"max_retries": schema.Int64Attribute{
+			Optional: true,
+			MarkdownDescription: fmt.Sprintf("How many times a request that failed is retried: reads and deletes after a "+
+				"server error (500, 502, 503, 504) or a lost connection, any request that provably never reached the API. "+
+				"A create or change whose answer is lost is never sent again blindly. Answers of 429 (rate limited) are not "+
+				"counted: they are retried, with every request of the provider slowing down together, until the "+
+				"operation's timeout. `0` turns retries off, 429s included. Default %d, at most %d. Environment variable: `%s`.",
+				api.DefaultRetryPolicy.MaxRetries, maxMaxRetries, EnvMaxRetries),
+		},
+		"request_timeout": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: fmt.Sprintf("How long one HTTP request may take, as a duration such as `60s` or `2m` "+
+				"(from %s to %s). Waits for a service to become ready are bounded by the resources' `timeouts` instead. "+
+				"Default `60s`. Environment variable: `%s`.", minRequestTimeout, maxRequestTimeout, EnvRequestTimeout),
+		},
+		"user_agent": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: "Text appended to the User-Agent header, e.g. a pipeline's name, so that API logs can tell " +
+				"its requests apart. The User-Agent always names the provider and Terraform versions. " +
+				"Environment variable: `" + EnvUserAgent + "`.",
+		},
+	}
+}
+
+// clientSettings are the pipeline settings, read and checked.
+type clientSettings struct {
+	maxRetries      *int          // nil: the default
+	requestTimeout  time.Duration // 0: the default
+	userAgentSuffix string
+}
+
+// readPipelineSettings reads the settings from the configuration, else the environment, and adds an
+// error diagnostic naming the argument (or the variable) for each value that is not valid.
+func readPipelineSettings(s pipelineSettings, diags *diag.Diagnostics) clientSettings {
+	var out clientSettings
+	for name, unknown := range map[string]bool{
+		"max_retries": s.MaxRetries.IsUnknown(), "request_timeout": s.RequestTimeout.IsUnknown(), "user_agent": s.UserAgent.IsUnknown(),
+	} {
+		if unknown {
+			diags.AddAttributeError(path.Root(name), "Unknown provider setting",
+				fmt.Sprintf("%s depends on a value that is not known until apply. The provider needs it to plan: set it to a known value or use the environment variable.", name))
+		}
+	}
+
+	switch {
+	case !s.MaxRetries.IsNull() && !s.MaxRetries.IsUnknown():
+		out.maxRetries = checkMaxRetries(s.MaxRetries.ValueInt64(), "max_retries", diags)
+	case strings.TrimSpace(os.Getenv(EnvMaxRetries)) != "":
+		v := strings.TrimSpace(os.Getenv(EnvMaxRetries))
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			diags.AddAttributeError(path.Root("max_retries"), "Invalid "+EnvMaxRetries,
+				fmt.Sprintf("%s must be a whole number from 0 to %d, got %q.", EnvMaxRetries, maxMaxRetries, v))
+			break
+		}
+		out.maxRetries = checkMaxRetries(n, EnvMaxRetries, diags)
+	}
+
+	timeout, from := settingFrom(s.RequestTimeout, EnvRequestTimeout), "request_timeout"
+	if s.RequestTimeout.IsNull() || s.RequestTimeout.ValueString() == "" {
+		from = EnvRequestTimeout
+	}
+	if timeout = strings.TrimSpace(timeout); timeout != "" {
+		d, err := time.ParseDuration(timeout)
+		switch {
+		case err != nil:
+			diags.AddAttributeError(path.Root("request_timeout"), "Invalid "+from,
+				fmt.Sprintf("%s must be a duration with a unit, such as \"60s\", \"90s\" or \"2m\", got %q.", from, timeout))
+		case d < minRequestTimeout || d > maxRequestTimeout:
+			diags.AddAttributeError(path.Root("request_timeout"), "Invalid "+from,
+				fmt.Sprintf("%s must be from %s to %s, got %q.", from, minRequestTimeout, maxRequestTimeout, timeout))
+		default:
+			out.requestTimeout = d
+		}
+	}
+
+	suffix := strings.TrimSpace(settingFrom(s.UserAgent, EnvUserAgent))
+	if strings.ContainsAny(suffix, "\r\n\x00") {
+		diags.AddAttributeError(path.Root("user_agent"), "Invalid user_agent",
+			"user_agent must be a single line of text: it is sent in an HTTP header.")
+	} else {
+		out.userAgentSuffix = suffix
+	}
+	return out
+}
+
+func checkMaxRetries(n int64, from string, diags *diag.Diagnostics) *int {
+	if n < 0 || n > maxMaxRetries {
+		diags.AddAttributeError(path.Root("max_retries"), "Invalid "+from,
+			fmt.Sprintf("%s must be from 0 to %d, got %d.", from, maxMaxRetries, n))
+		return nil
+	}
+	v := int(n)
+	return &v
+}
+
+// apply sets the settings on an API client configuration; base is the retry policy to start from
+// (nil: api.DefaultRetryPolicy).
+func (s clientSettings) apply(cfg *api.Config, base *api.RetryPolicy) {
+	cfg.UserAgentSuffix = s.userAgentSuffix
+	cfg.Timeout = s.requestTimeout
+	if s.maxRetries == nil {
+		cfg.Retry = base
+		return
+	}
+	policy := api.DefaultRetryPolicy
+	if base != nil {
+		policy = *base
+	}
+	policy.MaxRetries = *s.maxRetries
+	cfg.Retry = &policy
+}

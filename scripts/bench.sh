@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# `make bench` (after the Go benchmarks): the provider built from this tree, the real terraform and
+# the API emulator, measured end to end. It writes the figures into
+# templates/guides/performance.md.tmpl (between the bench markers) and regenerates docs/ with
+# scripts/docs.sh, so that docs/guides/performance.md is the template's result (make docs-check
+# stays consistent; commit both).
+#
+# Every figure is the median (min..max) of BENCH_RUNS runs; a ratio is formed inside one run. It is
+# a benchmark, not a test: a missed target is reported in the table ("missed"), never as a failure.
+#
+# Environment: BENCH_RUNS (3), BENCH_SERVICES (200: the plan), BENCH_FLEET (50: the apply and
+# destroy at D), BENCH_D_SECONDS (10), BENCH_DELETE_SECONDS (5), BENCH_PARALLELISM (10),
+# BENCH_NO_DOCS=1 (print the figures, leave templates/ and docs/ alone), BENCH_PROFILE_DIR (keep the
+# CPU profiles of the profiled plan and the provider binary there).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo="$PWD"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh # log, die, require_terraform, use_cli_config, $LIB_TMP
+unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_WORKSPACE TF_DATA_DIR TF_LOG
+
+RUNS="${BENCH_RUNS:-3}"
+N="${BENCH_SERVICES:-200}"
+FLEET="${BENCH_FLEET:-50}"
+D="${BENCH_D_SECONDS:-10}"
+DEL="${BENCH_DELETE_SECONDS:-5}"
+PAR="${BENCH_PARALLELISM:-10}"
+
+command -v go >/dev/null 2>&1 || die "go is not on PATH."
+require_terraform
+
+work="$LIB_TMP"
+mkdir -p "$work/bin"
+log "building the provider and the emulator"
+go build -o "$work/bin/terraform-provider-dbcloud" .
+go build -o "$work/emulator" ./internal/emulator/cmd/emulator
+use_cli_config "$work/bin"
+tfv="$("$TERRAFORM" version | head -n1)"
+
+# ---- emulator ------------------------------------------------------------------------------
+emu_pid=""
+emu_log=""
+stop_emulator() {
+	if [[ -n "$emu_pid" ]]; then
+		kill -TERM "$emu_pid" 2>/dev/null || true
+		wait "$emu_pid" 2>/dev/null || true
+		emu_pid=""
+	fi
+}
+trap 'stop_emulator; rm -rf "$LIB_TMP"' EXIT
+
+# start_emulator NAME ARGS...: starts an emulator logging every request to $work/NAME.log.
+start_emulator() {
+	local name="$1"
+	shift
+	stop_emulator
+	emu_log="$work/$name.log"
+	"$work/emulator" -addr 127.0.0.1:0 -access-key bench-access -secret-key bench-secret -projects benchproj01 \
+		-log "$@" >"$work/$name.out" 2>"$emu_log" </dev/null &
+	emu_pid=$!
+	local url=""
+	for _ in $(seq 300); do
+		url="$(head -n1 "$work/$name.out" 2>/dev/null || true)"
+		[[ "$url" == http://*/v1 ]] && break
+		url=""
+		sleep 0.1
+	done
+	[[ -n "$url" ]] || die "the emulator did not start"
+	export DBCLOUD_BASE_URL="$url" DBCLOUD_ACCESS_KEY=bench-access DBCLOUD_SECRET_KEY=bench-secret DBCLOUD_PROJECT_ID=benchproj01
+	unset DBCLOUD_ANALYTICS
+}
+
+# requests: how many requests the emulator has logged so far.
+requests() { grep -c ' -> ' "$emu_log" || true; }
+
+# ---- helpers -------------------------------------------------------------------------------
+tf() {
+	local dir="$1"
+	shift
+	(cd "$dir" && "$TERRAFORM" "$@" -no-color -input=false >>"$dir/out.log" 2>&1)
+}
+
+# timed VAR DIR ARGS...: runs terraform in DIR and sets VAR to the wall time in seconds.
+timed() {
+	local __var="$1" dir="$2"
+	shift 2
+	local t0 t1
+	t0=$(date +%s.%N)
+	tf "$dir" "$@" || die "terraform $* failed in $dir: see the tail below$(printf '\n')$(tail -n 30 "$dir/out.log")"
+	t1=$(date +%s.%N)
+	printf -v "$__var" '%s' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
+}
+
+# stat VALUES...: "median (min..max)".
+stat() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%s (%s..%s)", fmt(m), fmt(v[1]), fmt(v[NR]) }
+		function fmt(x) { return (x == int(x) && x < 1000) ? sprintf("%d", x) : (x >= 100 ? sprintf("%.0f", x) : sprintf("%.2f", x)) }'
+}
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# verdict VALUE LIMIT: "met" or "missed" (lower is better).
+verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v <= l) ? "met" : "**missed**" }'; }
+
+# rusage_sum FILE: "cpu_ms maxrss_kib" over the provider processes that wrote FILE.
+rusage_sum() { awk '{ cpu += $2 + $3; if ($4 > rss) rss = $4 } END { printf "%d %d", cpu, rss }' "$1"; }
+
+services_tf() { # services_tf DIR COUNT
+	mkdir -p "$1"
+	cat >"$1/main.tf" <<EOF
+terraform {
+  required_providers {
+    dbcloud = { source = "dbcloud/dbcloud" }
+  }
+}
+resource "dbcloud_service" "s" {
+  count = $2
+  name  = "bench-\${count.index}"
+}
+EOF
+}
+
+# ---- 1. plan of N services vs N terraform_data ---------------------------------------------
+log "plan: $N services vs $N terraform_data ($RUNS runs)"
+start_emulator plan -timing instant
+svc="$work/svc"
+data="$work/data"
+services_tf "$svc" "$N"
+mkdir -p "$data"
+cat >"$data/main.tf" <<EOF
+resource "terraform_data" "d" {
+  count = $N
+  input = "bench-\${count.index}"
+}
+EOF
+timed t_setup "$svc" apply -auto-approve -parallelism="$PAR"
+timed t_setup_data "$data" apply -auto-approve
+log "  created $N services in ${t_setup}s (instant API)"
+
+p_svc=() p_data=() p_ratio=() p_norefresh=() p_cpu=() p_cpu_nr=() p_rss=() p_req=()
+for r in $(seq "$RUNS"); do
+	ru="$work/rusage-$r"
+	before=$(requests)
+	DBCLOUD_RUSAGE="$ru" timed t "$svc" plan -parallelism="$PAR"
+	after=$(requests)
+	timed td "$data" plan -parallelism="$PAR"
+	DBCLOUD_RUSAGE="$ru-nr" timed tn "$svc" plan -refresh=false -parallelism="$PAR"
+	read -r cpu rss <<<"$(rusage_sum "$ru")"
+	read -r cpu_nr _ <<<"$(rusage_sum "$ru-nr")"
+	p_svc+=("$t") p_data+=("$td") p_norefresh+=("$tn")
+	p_ratio+=("$(awk -v a="$t" -v b="$td" 'BEGIN { printf "%.2f", a / b }')")
+	p_cpu+=("$(awk -v c="$cpu" -v n="$N" 'BEGIN { printf "%.2f", c / n }')")
+	p_cpu_nr+=("$(awk -v c="$cpu_nr" -v n="$N" 'BEGIN { printf "%.2f", c / n }')")
+	p_rss+=("$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')")
+	p_req+=("$(awk -v a="$before" -v b="$after" -v n="$N" 'BEGIN { printf "%.3f", (b - a) / n }')")
+	log "  run $r: plan ${t}s, terraform_data ${td}s, -refresh=false ${tn}s, provider CPU ${cpu} ms, peak RSS ${rss} KiB, requests $((after - before))"
+done
+
+log "profile of one more plan (DBCLOUD_CPUPROFILE)"
+mkdir -p "$work/prof"
+DBCLOUD_CPUPROFILE="$work/prof/cpu.%p.pprof" timed t_prof "$svc" plan -parallelism="$PAR"
+profile_top="$(go tool pprof -top -nodecount=20 "$work/bin/terraform-provider-dbcloud" "$work"/prof/cpu.*.pprof 2>/dev/null |
+	sed -n '/^ *flat/,$p' | sed -e 's/[[:space:]]*$//' || true)"
+profile_cum="$(go tool pprof -top -cum -nodecount=40 "$work/bin/terraform-provider-dbcloud" "$work"/prof/cpu.*.pprof 2>/dev/null |
+	sed -n '/^ *flat/,$p' | grep -E 'flat|dbcloud|framework/internal/fwserver|tfprotov6|fwschema|json|tflog|hclog' | head -n 25 | sed -e 's/[[:space:]]*$//' || true)"
+
+if [[ -n "${BENCH_PROFILE_DIR:-}" ]]; then # keep the profiles and the binary for go tool pprof
+	mkdir -p "$BENCH_PROFILE_DIR"
+	cp "$work"/prof/*.pprof "$work/bin/terraform-provider-dbcloud" "$BENCH_PROFILE_DIR/"
+fi
+
+log "destroy of $N services (instant API, 1 run)"
+timed t_destroy_n "$svc" destroy -auto-approve -parallelism="$PAR"
+stop_emulator
+
+# ---- 2. apply and destroy of FLEET services at D --------------------------------------------
+log "apply of $FLEET services at D=${D}s, then destroy with ${DEL}s deletion, -parallelism=$PAR ($RUNS runs)"
+q=$((D / 5))
+start_emulator fleet -timing instant -service-queued "${q}s" -service-configuring "$((D - q))s" -service-deleting "${DEL}s"
+a_fleet=() d_fleet=()
+for r in $(seq "$RUNS"); do
+	fleet="$work/fleet-$r"
+	services_tf "$fleet" "$FLEET"
+	timed ta "$fleet" apply -auto-approve -parallelism="$PAR"
+	timed tdel "$fleet" destroy -auto-approve -parallelism="$PAR"
+	a_fleet+=("$ta") d_fleet+=("$tdel")
+	log "  run $r: apply ${ta}s, destroy ${tdel}s"
+done
+stop_emulator
+
+# ---- 3. start-up ----------------------------------------------------------------------------
+log "provider start-up to the plugin handshake ($RUNS runs)"
+startup=()
+for _ in $(seq "$RUNS"); do
+	t0=$(date +%s.%N)
+	TF_PLUGIN_MAGIC_COOKIE=d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2 PLUGIN_PROTOCOL_VERSIONS=6 \
+		"$work/bin/terraform-provider-dbcloud" >"$work/handshake" 2>/dev/null &
+	pp=$!
+	for _ in $(seq 1000); do
+		[[ -s "$work/handshake" ]] && break
+		sleep 0.005
+	done
+	t1=$(date +%s.%N)
+	kill "$pp" 2>/dev/null || true
+	wait "$pp" 2>/dev/null || true
+	: >"$work/handshake"
+	startup+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a) * 1000 }')")
+done
+log "in-process schema (BenchmarkProviderSchema)"
+schema_ms=()
+while read -r ns; do
+	schema_ms+=("$(awk -v n="$ns" 'BEGIN { printf "%.2f", n / 1e6 }')")
+done < <(go test -run '^$' -bench '^BenchmarkProviderSchema$' -benchtime=20x -count="$RUNS" ./internal/provider |
+	awk '/^BenchmarkProviderSchema/ { print $3 }')
+
+log "waiting model (TestScheduleTable)"
+DBCLOUD_SCHEDULE_TABLE="$work/schedule.md" go test -count=1 -run '^TestScheduleTable$' ./internal/provider >/dev/null
+schedule_table="$(cat "$work/schedule.md")"
+
+# ---- report ---------------------------------------------------------------------------------
+ratio_m=$(median "${p_ratio[@]}")
+cpu_m=$(median "${p_cpu[@]}")
+rss_m=$(median "${p_rss[@]}")
+req_m=$(median "${p_req[@]}")
+apply_m=$(median "${a_fleet[@]}")
+del_m=$(median "${d_fleet[@]}")
+waves=$(((FLEET + PAR - 1) / PAR))
+apply_target=$((waves * D + 5))
+del_target=$((waves * DEL + 5))
+
+figures="$(
+	cat <<EOF
+Measured by \`make bench\` with ${tfv}, the provider built from this tree and the API emulator on the
+same machine (loopback). Each figure is the median (min..max) of ${RUNS} runs; a ratio is formed within one run.
+Times are wall-clock seconds on a machine shared with other work, so compare ratios rather than absolute values.
+
+| figure | measured | target | |
+|---|---|---|---|
+| \`terraform plan\` of ${N} services in state | $(stat "${p_svc[@]}") s | | |
+| \`terraform plan\` of ${N} \`terraform_data\` (the floor) | $(stat "${p_data[@]}") s | | |
+| ratio of the two | $(stat "${p_ratio[@]}")x | <= 2x | $(verdict "$ratio_m" 2) |
+| the services plan with \`-refresh=false\` (no API call) | $(stat "${p_norefresh[@]}") s | | |
+| provider CPU per resource during the plan | $(stat "${p_cpu[@]}") ms | <= 2 ms | $(verdict "$cpu_m" 2) |
+| provider CPU per resource, \`-refresh=false\` | $(stat "${p_cpu_nr[@]}") ms | | |
+| API requests per resource during the plan | $(stat "${p_req[@]}") | <= 1 | $(verdict "$req_m" 1) |
+| provider peak RSS during the plan (largest process) | $(stat "${p_rss[@]}") MiB | <= 100 MiB | $(verdict "$rss_m" 100) |
+| ${FLEET} services, \`-parallelism=${PAR}\`, D = ${D} s | $(stat "${a_fleet[@]}") s | <= ${apply_target} s (ideal $((waves * D)) s) | $(verdict "$apply_m" "$apply_target") |
+| destroy of ${FLEET} services, deletion takes ${DEL} s | $(stat "${d_fleet[@]}") s | <= ${del_target} s (ideal $((waves * DEL)) s) | $(verdict "$del_m" "$del_target") |
+| destroy of ${N} services (instant API, 1 run) | ${t_destroy_n} s | | |
+| provider start-up to the plugin handshake | $(stat "${startup[@]}") ms | | |
+| provider start-up to schema served, in process (\`BenchmarkProviderSchema\`) | $(stat "${schema_ms[@]}") ms | | |
+
+The waiting model (\`TestScheduleTable\`, virtual clock, READY spread evenly over [D/2, 3D/2]; mean
+overhead from READY to the poll that sees it / mean GETs):
+
+${schedule_table}
+
+Where the provider's CPU went in one more plan of ${N} services (pprof, all provider processes of
+the plan, flat):
+
+\`\`\`text
+${profile_top}
+\`\`\`
+
+Cumulative, the provider's own code and the framework layers:
+
+\`\`\`text
+${profile_cum}
+\`\`\`
+EOF
+)"
+
+echo
+echo "$figures"
+echo
+
+if [[ -n "${BENCH_NO_DOCS:-}" ]]; then
+	log "BENCH_NO_DOCS is set: templates/ and docs/ left alone"
+	exit 0
+fi
+tmpl="$repo/templates/guides/performance.md.tmpl"
+[[ -f "$tmpl" ]] || die "$tmpl is missing"
+printf '%s\n' "$figures" >"$work/figures.md"
+awk -v f="$work/figures.md" '
+	/<!-- bench:begin -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
+	/<!-- bench:end -->/ { skip = 0 }
+	!skip { print }' "$tmpl" >"$work/tmpl.new"
+mv "$work/tmpl.new" "$tmpl"
+log "figures written to templates/guides/performance.md.tmpl; regenerating docs/"
+"$repo/scripts/docs.sh" || log "scripts/docs.sh failed: run make docs"
