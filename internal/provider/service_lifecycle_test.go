@@ -498,3 +498,35 @@ resource "dbcloud_service" "test" {
 		))
 	})
 }
+
+// Issue 10 point 5: a shared-size service has no cpu/memory numbers: they are null, and a configuration
+// that does not set them plans nothing.
+func TestAccService_sharedSizeNull(t *testing.T) {
+	srv := newTestEmulator(t)
+	c := testClient(t, srv)
+	svc, err := c.CreateService(t.Context(), api.ServiceCreate{Name: "shared", Addons: &[]api.Addon{}, CPUMillis: ptr("shared"), MemoryGbs: ptr("shared")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := deref(svc.ServiceID)
+	netTestWaitService(t, srv, id, api.READY)
+	const addr = "dbcloud_service.test"
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(`
+import {
+  to = dbcloud_service.test
+  id = %q
+}
+resource "dbcloud_service" "test" {
+  name = "shared"
+}
+`, id),
+			ConfigPlanChecks: svcEmptyPlan,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckNoResourceAttr(addr, "cpu_millis"),
+				resource.TestCheckNoResourceAttr(addr, "memory_gbs"),
+			),
+		},
+	))
+}
