@@ -2,15 +2,21 @@
 # `make demo`: the provider working end to end in one command, against the local
 # API emulator (no account, no network, nothing left behind).
 #
-#   1. builds the provider and the emulator
-#   2. starts the emulator on a free loopback port (state transitions of a few seconds)
+#   1. builds the provider, the emulator and pgcheck (a small pgx client)
+#   2. starts the emulator on a free loopback port (state transitions of a few seconds), with
+#      a real PostgreSQL behind the services when its server binaries are found (-postgres auto)
 #   3. writes a private Terraform CLI config with dev_overrides (your ~/.terraformrc is
 #      never read or touched) and copies examples/quickstart to a temporary directory
 #   4. terraform apply: a VPC, a time-series + ai service in it with the connection pooler,
 #      a read replica set and a VPC peering
 #   5. terraform output
-#   6. a resize (cpu_millis/memory_gbs 1000/4 -> 2000/8), which plans as an in-place update
-#   7. terraform destroy
+#   6. uses the database: logs in to the service's endpoint with the password from Terraform's
+#      outputs and writes a row (pgcheck)
+#   7. forks the service (-var fork=true) and reads the row back from the fork's endpoint
+#   8. a resize (cpu_millis/memory_gbs 1000/4 -> 2000/8), which plans as an in-place update
+#   9. terraform destroy
+# Without PostgreSQL (no server binaries; `apt-get install postgresql`) steps 6 and 7 still
+# fork the service but skip the logins: the emulator's endpoints are invented then.
 # The emulator is stopped and the temporary directory removed on success, failure or Ctrl-C
 # (after a best-effort destroy).
 #
@@ -23,7 +29,7 @@ repo="$PWD"
 source scripts/lib.sh # log, die, require_terraform, use_cli_config, $LIB_TMP; exports CHECKPOINT_DISABLE etc.
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_output TF_WORKSPACE TF_DATA_DIR
 
-STAGES=7
+STAGES=9
 stage_no=0
 stage() {
 	stage_no=$((stage_no + 1))
@@ -113,6 +119,7 @@ info "provider: $bin_dir/terraform-provider-dbcloud"
 # `go build` rather than `go run`, so that the PID below is the server's own.
 go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
 info "emulator: $work/dbcloud-emulator"
+go build -o "$work/pgcheck" ./internal/emulator/cmd/pgcheck
 info "terraform: $("$TERRAFORM" version | head -n1) ($TERRAFORM)"
 
 # ---------------------------------------------------------------------------------------
@@ -125,12 +132,13 @@ project_id="demoproj01"
 launcher=()
 command -v setsid >/dev/null 2>&1 && launcher=(setsid)
 "${launcher[@]}" "$work/dbcloud-emulator" -addr 127.0.0.1:0 \
-	-access-key "$access_key" -secret-key "$secret_key" -projects "$project_id" -timing demo -log \
+	-access-key "$access_key" -secret-key "$secret_key" -projects "$project_id" -timing demo -postgres auto -log \
 	>"$emu_out" 2>"$emu_err" </dev/null &
 emu_pid=$!
 
 base_url=""
-for _ in $(seq 300); do # up to 30s
+t_emu=$SECONDS
+for _ in $(seq 900); do # up to 90s (initdb of the PostgreSQL cluster on a loaded machine)
 	if [[ -s "$emu_out" ]]; then
 		base_url="$(head -n1 "$emu_out")"
 		[[ "$base_url" == http://*/v1 ]] && break
@@ -139,8 +147,15 @@ for _ in $(seq 300); do # up to 30s
 	emulator_up || die "the emulator exited during start-up."
 	sleep 0.1
 done
-[[ -n "$base_url" ]] || die "the emulator did not print its URL within 30s."
-info "emulator: $base_url (pid $emu_pid); each state transition takes about 2 seconds"
+[[ -n "$base_url" ]] || die "the emulator did not print its URL within 90s."
+info "emulator: $base_url (pid $emu_pid, up in $((SECONDS - t_emu))s); each state transition takes about 2 seconds"
+postgres=false
+if pg_line="$(grep -m1 'pgbackend: PostgreSQL (' "$emu_err")"; then
+	postgres=true
+	info "a real PostgreSQL is behind the services: ${pg_line#*pgbackend: }"
+else
+	info "no PostgreSQL behind the services (install it: apt-get install postgresql): endpoints are invented"
+fi
 
 export DBCLOUD_BASE_URL="$base_url"
 export DBCLOUD_ACCESS_KEY="$access_key"
@@ -168,8 +183,36 @@ stage "terraform output"
 tf output "${tf_color[@]}"
 
 # ---------------------------------------------------------------------------------------
+# pgcheck logs in as the service (with the emulator's PostgreSQL, user and database are the
+# service id) with the password in PGPASSWORD, never on the command line.
+pgcheck() { # pgcheck write|read SERVICE_ID HOST PORT
+	"$work/pgcheck" "$1" -service "$2" -host "$3" -port "$4" -value "written by make demo" -wait 30s
+}
+stage "Using the database: log in with the password from terraform output, write a row"
+service_id="$(tf output -raw service_id)"
+if $postgres; then
+	PGPASSWORD="$(tf output -raw initial_password)" pgcheck write "$service_id" "$(tf output -raw host)" "$(tf output -raw port)"
+else
+	info "skipped: no database behind the emulator"
+fi
+
+# ---------------------------------------------------------------------------------------
+stage "Forking the service (-var fork=true) and reading the row back from the fork"
+t0=$SECONDS
+tf apply -auto-approve -input=false -compact-warnings "${tf_color[@]}" -var fork=true >"$work/fork-apply.log" 2>&1 ||
+	{ cat "$work/fork-apply.log"; die "the fork failed"; }
+grep -E '^(dbcloud_service.fork|Apply complete)' "$work/fork-apply.log" | sed 's/^/    /'
+info "forked in $((SECONDS - t0))s: service $(tf output -raw fork_id) from $service_id"
+if $postgres; then
+	PGPASSWORD="$(tf output -raw fork_initial_password)" pgcheck read "$(tf output -raw fork_id)" "$(tf output -raw fork_host)" "$(tf output -raw fork_port)"
+	info "the fork has the row written to its source before the fork"
+else
+	info "read skipped: no database behind the emulator"
+fi
+
+# ---------------------------------------------------------------------------------------
 stage "Resizing the service in place: 1000m CPU / 4 GB -> 2000m CPU / 8 GB"
-resize=(-var cpu_millis=2000 -var memory_gbs=8)
+resize=(-var fork=true -var cpu_millis=2000 -var memory_gbs=8)
 plan_log="$work/resize-plan.txt"
 tf plan -input=false -no-color -compact-warnings -out=resize.tfplan "${resize[@]}" >"$plan_log"
 # The actions part of the plan (the refresh above it may note the peering turning active).

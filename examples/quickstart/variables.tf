@@ -39,3 +39,27 @@ variable "peer_vpc_id" {
   type        = string
   default     = "vpc-0a1b2c3d4e5f67890"
 }
+
+variable "in_vpc" {
+  description = "Create a VPC (and a peering) and attach the service to it."
+  type        = bool
+  default     = true
+}
+
+variable "pooler" {
+  description = "Turn the service's connection pooler on."
+  type        = bool
+  default     = true
+}
+
+variable "read_replica" {
+  description = "Add a read replica set to the service."
+  type        = bool
+  default     = true
+}
+
+variable "fork" {
+  description = "Fork the service (a copy of its data, as a second service)."
+  type        = bool
+  default     = false
+}

@@ -113,3 +113,39 @@ func (e *Emulator) dbDelete(s *serviceRec) {
 		e.logf("emulator: database backend: deleting service %s: %v", s.id(), err)
 	}
 }
+
+// ReplicaSetBackend is what a DatabaseBackend also implements to give read replica sets a real
+// endpoint. The pgbackend package emulates a replica set with a read-only login role on the
+// primary's database (it sees the primary's data at once, with no replication lag): OnReplicaSet
+// creates that role, or sets its password again, and answers the endpoint. It is called with the
+// state lock held when a replica set is created and after each password change of a service that
+// has replica sets; errors are logged and leave the invented endpoint.
+type ReplicaSetBackend interface {
+	OnReplicaSet(serviceID, password string) (host string, port int, err error)
+}
+
+// dbReplicaSet points a replica set at the service's database, read-only, when the backend can.
+func (e *Emulator) dbReplicaSet(s *serviceRec, rs *replicaSetRec) error {
+	rb, ok := e.db.(ReplicaSetBackend)
+	if !ok {
+		return nil
+	}
+	host, port, err := rb.OnReplicaSet(s.id(), s.password)
+	if err != nil {
+		return err
+	}
+	rs.rs.Endpoint = &api.Endpoint{Host: ptr(host), Port: ptr(port)}
+	return nil
+}
+
+// dbReplicaSetsPassword gives the replica sets' read-only role the service's new password.
+func (e *Emulator) dbReplicaSetsPassword(s *serviceRec) {
+	if e.db == nil || len(s.replicaSets) == 0 {
+		return
+	}
+	if rb, ok := e.db.(ReplicaSetBackend); ok {
+		if _, _, err := rb.OnReplicaSet(s.id(), s.password); err != nil && e.logf != nil {
+			e.logf("emulator: database backend: replica sets of service %s: %v", s.id(), err)
+		}
+	}
+}

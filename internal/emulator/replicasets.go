@@ -88,6 +88,11 @@ func (h handlers) CreateReplicaSet(w http.ResponseWriter, r *http.Request, proje
 			Endpoint:  &api.Endpoint{Host: ptr(replicaSetHost(projectID, serviceID, id)), Port: ptr(DatabasePort)},
 		}}
 		rs.steps = []step{{at: now.Add(e.timing.ReplicaCreating), do: func() { rs.setStatus(api.ReplicaSetStatusActive) }}}
+		if e.db != nil {
+			if err := e.dbReplicaSet(s, rs); err != nil && e.logf != nil {
+				e.logf("emulator: database backend: replica set %s of service %s: %v", id, serviceID, err)
+			}
+		}
 		s.replicaSets = append(s.replicaSets, rs)
 		return http.StatusAccepted, rs.view(), nil
 	})

@@ -315,6 +315,7 @@ func (h handlers) UpdatePassword(w http.ResponseWriter, r *http.Request, project
 			return 0, nil, err
 		}
 		s.password = in.Password
+		h.e.dbReplicaSetsPassword(s)
 		return http.StatusNoContent, nil, nil
 	})
 }

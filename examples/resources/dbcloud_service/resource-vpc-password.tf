@@ -28,5 +28,7 @@ resource "dbcloud_service" "app" {
 }
 
 output "app_db_private_endpoint" {
-  value = "${dbcloud_service.app.vpc_hostname}:${dbcloud_service.app.vpc_port}"
+  # Null while the service is not attached to a VPC.
+  value = (dbcloud_service.app.vpc_hostname == null ? null :
+  "${dbcloud_service.app.vpc_hostname}:${dbcloud_service.app.vpc_port}")
 }

@@ -29,5 +29,7 @@ output "metrics_endpoint" {
 }
 
 output "metrics_pooler_endpoint" {
-  value = "${dbcloud_service.example.pooler_hostname}:${dbcloud_service.example.pooler_port}"
+  # Null while the pooler is off.
+  value = (dbcloud_service.example.pooler_hostname == null ? null :
+  "${dbcloud_service.example.pooler_hostname}:${dbcloud_service.example.pooler_port}")
 }

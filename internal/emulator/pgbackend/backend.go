@@ -124,6 +124,17 @@ func (b *Backend) OnResume(serviceID string) error {
 	return b.wait(func(ctx context.Context) error { return b.c.SetLogin(ctx, serviceID, true) })
 }
 
+// OnReplicaSet creates (or sets the password of) the service's read-only role, which stands in for
+// its read replica sets; see ReadOnlyRole. Log in as ReadOnlyUser(serviceID) with the service's
+// password.
+func (b *Backend) OnReplicaSet(serviceID, password string) (string, int, error) {
+	err := b.wait(func(ctx context.Context) error {
+		_, err := b.c.ReadOnlyRole(ctx, serviceID, password)
+		return err
+	})
+	return b.c.Host(), b.c.Port(), err
+}
+
 // OnDelete drops the service's database and roles; see Drop.
 func (b *Backend) OnDelete(serviceID string) error {
 	b.mu.Lock()

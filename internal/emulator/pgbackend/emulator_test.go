@@ -16,7 +16,10 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
-var _ emulator.DatabaseBackend = (*Backend)(nil)
+var (
+	_ emulator.DatabaseBackend   = (*Backend)(nil)
+	_ emulator.ReplicaSetBackend = (*Backend)(nil)
+)
 
 // apiEnv is an emulator with this package's backend behind it, driven over HTTP.
 type apiEnv struct {

@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 	"syscall"
 	"time"
@@ -51,6 +53,9 @@ type config struct {
 
 	postgres       string // -postgres: auto, on or off (postgres.go)
 	postgresBinDir string
+
+	stateFile string  // -state: persist the state to this JSON file (statefile.go)
+	speed     float64 // -speed: factor applied to every lifecycle timing
 }
 
 // parseFlags parses the command line. Usage and flag errors are written to stderr.
@@ -64,6 +69,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	projects := fs.String("projects", "", "comma-separated allow-list of project ids (empty: any project)")
 	preset := fs.String("timing", "demo", "timing preset: fast (tests, ~50ms phases), demo (seconds) or instant")
 	fs.BoolVar(&cfg.log, "log", false, "log every request to stderr")
+	fs.StringVar(&cfg.stateFile, "state", "", "persist the emulator's state (services, replica sets, VPCs, peerings, passwords) to this JSON file: loaded at start, saved after every change and at shutdown")
+	fs.Float64Var(&cfg.speed, "speed", 1, "scale every lifecycle timing by this factor (0.1: ten times faster; 10: ten times slower; 0: instant)")
 	fs.StringVar(&cfg.postgres, "postgres", postgresAuto, "a real PostgreSQL database behind each service: auto (on when the server binaries are found), on or off")
 	fs.StringVar(&cfg.postgresBinDir, "postgres-bindir", "", "directory of the PostgreSQL server binaries (default: $"+pgbackend.EnvBinDir+", pg_config --bindir, the newest /usr/lib/postgresql/*/bin)")
 
@@ -138,6 +145,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		*d.field(&cfg.opts.Timing) = v
 	}
 
+	if cfg.speed < 0 || math.IsNaN(cfg.speed) || math.IsInf(cfg.speed, 0) {
+		usagef(stderr, "-speed must be a factor >= 0, not %v\n", cfg.speed)
+		return cfg, errUsage
+	}
+	cfg.opts.Timing = scaleTiming(cfg.opts.Timing, cfg.speed)
+
 	for name, p := range map[string]float64{"rate-limit": f.RateLimit, "server-error": f.ServerError, "unavailable": f.Unavailable, "commit-then-fail": f.CommitThenFail} {
 		if p < 0 || p > 1 {
 			usagef(stderr, "-%s must be a probability between 0 and 1, not %v\n", name, p)
@@ -150,6 +163,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// scaleTiming multiplies every duration of t by factor.
+func scaleTiming(t emulator.Timing, factor float64) emulator.Timing {
+	v := reflect.ValueOf(&t).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Type() == reflect.TypeFor[time.Duration]() {
+			f.SetInt(int64(float64(f.Int()) * factor))
+		}
+	}
+	return t
 }
 
 // usagef reports a command-line error.
@@ -190,7 +214,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer stopDB()
 	cfg.opts.Database = db
-	srv := &http.Server{Handler: emulator.New(cfg.opts), ReadHeaderTimeout: 10 * time.Second}
+	emu := emulator.New(cfg.opts)
+	persister, err := loadState(emu, cfg.stateFile, stderr)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	// Deferred after stopDB: the state is saved before the database goes away.
+	defer persister.stop()
+	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 10 * time.Second}
 	if _, err := fmt.Fprintln(stdout, baseURL(ln.Addr())); err != nil {
 		_ = ln.Close()
 		return err

@@ -1,0 +1,270 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
+)
+
+// Acceptance tests against the emulator with a real PostgreSQL behind it (pgbackend): the endpoint
+// the provider returns is a database that the password Terraform knows logs in to. They need the
+// PostgreSQL server binaries (.ci/run installs them with apt-get).
+
+// newPostgresEmulator starts a private PostgreSQL cluster and an emulator with it behind the
+// services, both stopped when the test ends.
+func newPostgresEmulator(t *testing.T) (*emulator.Server, *pgbackend.Cluster) {
+	t.Helper()
+	testAccPreCheck(t)
+	binDir, err := pgbackend.FindBinDir("")
+	if err != nil {
+		t.Fatalf("these tests need the PostgreSQL server binaries (apt-get install postgresql): %v", err)
+	}
+	cluster, err := pgbackend.Start(context.WithoutCancel(t.Context()), pgbackend.Options{BinDir: binDir, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("starting PostgreSQL: %v", err)
+	}
+	total, initdb := cluster.StartupTime()
+	t.Logf("PostgreSQL started in %v (initdb %v)", total, initdb)
+	b := pgbackend.NewBackend(cluster)
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Database = b })
+	// Cleanups run last-in first-out: the emulator (registered by newTestEmulator) is closed
+	// before this one, which waits for the queued database operations and removes the cluster.
+	t.Cleanup(func() {
+		if err := b.Close(time.Minute); err != nil {
+			t.Error(err)
+		}
+		if err := cluster.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return srv, cluster
+}
+
+// pgLogin logs in to host:port as user (database: the same name) with password.
+func pgLogin(ctx context.Context, host string, port int, user, password string) (*pgx.Conn, error) {
+	return pgx.ConnectConfig(ctx, mustConfig(host, port, user, user, password))
+}
+
+// pgEndpoint is a service's (or replica set's) endpoint and identity, as Terraform's state has it.
+type pgEndpoint struct {
+	id, host, password string
+	port               int
+}
+
+func stateEndpoint(s *terraform.State, name, passwordAttr string) (pgEndpoint, error) {
+	rs, ok := s.RootModule().Resources[name]
+	if !ok {
+		return pgEndpoint{}, fmt.Errorf("%s not in state", name)
+	}
+	a := rs.Primary.Attributes
+	port, err := strconv.Atoi(a["port"])
+	if err != nil {
+		return pgEndpoint{}, fmt.Errorf("%s: port %q: %w", name, a["port"], err)
+	}
+	return pgEndpoint{id: a["id"], host: a["hostname"], port: port, password: a[passwordAttr]}, nil
+}
+
+// loginAs logs in to the endpoint as user with password, and closes the connection.
+func loginAs(ctx context.Context, e pgEndpoint, user, password string) error {
+	conn, err := pgLogin(ctx, e.host, e.port, user, password)
+	if err != nil {
+		return err
+	}
+	return conn.Close(ctx)
+}
+
+const pgRow = "written before the fork"
+
+func TestAccServicePostgres(t *testing.T) {
+	srv, cluster := newPostgresEmulator(t)
+	ctx := t.Context()
+	client := testClient(t, srv)
+	var primary pgEndpoint
+	ids := map[string]bool{}
+
+	const service = `
+resource "dbcloud_service" "db" {
+  name = "pg-acc"
+%s
+}
+`
+	const fork = `
+resource "dbcloud_service" "fork" {
+  name = "pg-acc-fork"
+  fork {
+    source_service_id = dbcloud_service.db.id
+    strategy          = "NOW"
+  }
+}
+
+resource "dbcloud_read_replica_set" "ro" {
+  service_id = dbcloud_service.db.id
+  name       = "pg-acc-ro"
+  nodes      = 1
+  cpu_millis = 500
+  memory_gbs = 2
+}
+`
+	const newPassword = "a-new-password-for-pg-acc"
+
+	tc := testCase(t, srv,
+		// Create: the endpoint is the cluster's, and initial_password logs in; a row is written.
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(service, ""),
+			Check: func(s *terraform.State) error {
+				var err error
+				primary, err = stateEndpoint(s, "dbcloud_service.db", "initial_password")
+				if err != nil {
+					return err
+				}
+				ids[primary.id] = true
+				if primary.host != cluster.Host() || primary.port != cluster.Port() {
+					return fmt.Errorf("endpoint %s:%d, want the cluster's %s:%d", primary.host, primary.port, cluster.Host(), cluster.Port())
+				}
+				conn, err := pgLogin(ctx, primary.host, primary.port, primary.id, primary.password)
+				if err != nil {
+					return fmt.Errorf("login with initial_password: %w", err)
+				}
+				defer func() { _ = conn.Close(ctx) }()
+				if _, err := conn.Exec(ctx, "CREATE TABLE notes (v text)"); err != nil {
+					return err
+				}
+				_, err = conn.Exec(ctx, "INSERT INTO notes VALUES ($1)", pgRow)
+				return err
+			},
+		},
+		// Password change: the old password is refused, the new one accepted.
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(service, fmt.Sprintf("  password = %q", newPassword)),
+			Check: func(*terraform.State) error {
+				if err := loginAs(ctx, primary, primary.id, primary.password); err == nil {
+					return fmt.Errorf("the old password still logs in after the change")
+				}
+				if err := loginAs(ctx, primary, primary.id, newPassword); err != nil {
+					return fmt.Errorf("login with the new password: %w", err)
+				}
+				return nil
+			},
+		},
+		// Fork: the fork's database has the row; the replica set reads it, read-only.
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(service, fmt.Sprintf("  password = %q", newPassword)) + fork,
+			Check: func(s *terraform.State) error {
+				f, err := stateEndpoint(s, "dbcloud_service.fork", "initial_password")
+				if err != nil {
+					return err
+				}
+				ids[f.id] = true
+				conn, err := pgLogin(ctx, f.host, f.port, f.id, f.password)
+				if err != nil {
+					return fmt.Errorf("login to the fork: %w", err)
+				}
+				defer func() { _ = conn.Close(ctx) }()
+				var v string
+				if err := conn.QueryRow(ctx, "SELECT v FROM notes").Scan(&v); err != nil || v != pgRow {
+					return fmt.Errorf("row in the fork: %q, %w", v, err)
+				}
+
+				ro, err := stateEndpoint(s, "dbcloud_read_replica_set.ro", "")
+				if err != nil {
+					return err
+				}
+				rconn, err := pgx.ConnectConfig(ctx, mustConfig(ro.host, ro.port, pgbackend.ReadOnlyUser(primary.id), primary.id, newPassword))
+				if err != nil {
+					return fmt.Errorf("login to the replica set's endpoint: %w", err)
+				}
+				defer func() { _ = rconn.Close(ctx) }()
+				if err := rconn.QueryRow(ctx, "SELECT v FROM notes").Scan(&v); err != nil || v != pgRow {
+					return fmt.Errorf("row through the replica set: %q, %w", v, err)
+				}
+				if _, err := rconn.Exec(ctx, "INSERT INTO notes VALUES ('no')"); err == nil {
+					return fmt.Errorf("the replica set's endpoint accepted a write")
+				}
+				return nil
+			},
+		},
+		// Pause (through the API: stop, then start): no login while PAUSED.
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(service, fmt.Sprintf("  password = %q", newPassword)) + fork,
+			Check: func(*terraform.State) error {
+				if _, err := client.StopService(ctx, primary.id); err != nil {
+					return err
+				}
+				if err := waitStatus(ctx, client, primary.id, api.PAUSED); err != nil {
+					return err
+				}
+				if err := loginAs(ctx, primary, primary.id, newPassword); err == nil {
+					return fmt.Errorf("a paused service accepted a login")
+				}
+				if _, err := client.StartService(ctx, primary.id); err != nil {
+					return err
+				}
+				if err := waitStatus(ctx, client, primary.id, api.READY); err != nil {
+					return err
+				}
+				if err := loginAs(ctx, primary, primary.id, newPassword); err != nil {
+					return fmt.Errorf("login after resume: %w", err)
+				}
+				return nil
+			},
+		},
+	)
+	// Delete: the databases are gone.
+	checkDestroyed := tc.CheckDestroy
+	tc.CheckDestroy = func(s *terraform.State) error {
+		if err := checkDestroyed(s); err != nil {
+			return err
+		}
+		for id := range ids {
+			ok, err := cluster.DatabaseExists(ctx, id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				return fmt.Errorf("the database of deleted service %s still exists", id)
+			}
+			if err := loginAs(ctx, primary, id, newPassword); err == nil {
+				return fmt.Errorf("deleted service %s still accepts a login", id)
+			}
+		}
+		return nil
+	}
+	resource.Test(t, tc)
+}
+
+func mustConfig(host string, port int, user, db, password string) *pgx.ConnConfig {
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable connect_timeout=5", host, port, user, db))
+	if err != nil {
+		panic(err)
+	}
+	cfg.Password = password
+	return cfg
+}
+
+// waitStatus polls the service until it has status (at most a minute).
+func waitStatus(ctx context.Context, c *api.Client, id string, status api.ServiceStatus) error {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		svc, err := c.GetService(ctx, id)
+		if err != nil {
+			return err
+		}
+		if svc.Status != nil && *svc.Status == status {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("service %s: not %s after a minute", id, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
