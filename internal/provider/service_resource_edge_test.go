@@ -70,7 +70,7 @@ resource "dbcloud_service" "pitr" {
 				statecheck.CompareValuePairs("dbcloud_service.pitr", tfjsonpath.New("forked_from").AtMapKey("service_id"),
 					"dbcloud_service.src", svcAttr("id"), svcCompareSame{}),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", tfjsonpath.New("forked_from").AtMapKey("project_id"), knownvalue.StringExact(testProjectID)),
-				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("service_type"), knownvalue.StringExact("TIMESERIESDB")),
+				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("service_type"), knownvalue.StringExact("TIMESCALEDB")),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("cpu_millis"), knownvalue.Int64Exact(2000)),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("environment"), knownvalue.StringExact("PROD")),
 				statecheck.ExpectKnownValue("dbcloud_service.snap", svcAttr("ha_replicas"), knownvalue.Int64Exact(1)),
@@ -255,9 +255,9 @@ resource "dbcloud_service" "test" {
 			ExpectError: svcErrRe("has deletion_protection = true, so Terraform will not destroy it"),
 		},
 		resource.TestStep{
-			Config:      cfg("renamed", true),
+			Config:      strings.Replace(cfg("protected", true), "deletion_protection", "region_code = \"eu-west-1\"\n  deletion_protection", 1),
 			PlanOnly:    true,
-			ExpectError: svcErrRe("Changing name replaces service"),
+			ExpectError: svcErrRe("Changing region_code replaces service"),
 		},
 		resource.TestStep{
 			Config:           cfg("protected", false),

@@ -47,9 +47,9 @@ resource "dbcloud_service" "both" {
 			ConfigPlanChecks: svcEmptyPlan,
 			ConfigStateChecks: []statecheck.StateCheck{
 				typeOf("dbcloud_service.plain", "POSTGRES"),
-				typeOf("dbcloud_service.ts", "TIMESERIESDB"),
+				typeOf("dbcloud_service.ts", "TIMESCALEDB"),
 				typeOf("dbcloud_service.ai", "VECTOR"),
-				typeOf("dbcloud_service.both", "TIMESERIESDB"),
+				typeOf("dbcloud_service.both", "TIMESCALEDB"),
 				statecheck.ExpectKnownValue("dbcloud_service.plain", svcAttr("addons"), knownvalue.SetSizeExact(0)),
 				statecheck.ExpectKnownValue("dbcloud_service.both", svcAttr("addons"),
 					knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("time-series"), knownvalue.StringExact("ai")})),
@@ -78,7 +78,7 @@ resource "dbcloud_service" "both" {
 			ImportStateVerifyIgnore: importIgnore,
 		},
 		resource.TestStep{
-			// Both addons report TIMESERIESDB: addons cannot be recovered (ambiguous by design).
+			// Both addons report TIMESCALEDB: addons cannot be recovered (ambiguous by design).
 			ResourceName: "dbcloud_service.both", ImportState: true, ImportStateVerify: true,
 			ImportStateVerifyIgnore: append([]string{"addons"}, importIgnore...),
 		},
@@ -122,7 +122,7 @@ resource "dbcloud_service" "wo" {
 			Config:           cfg,
 			ConfigPlanChecks: svcEmptyPlan,
 			ConfigStateChecks: []statecheck.StateCheck{
-				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("service_type"), knownvalue.StringExact("TIMESERIESDB")),
+				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("service_type"), knownvalue.StringExact("TIMESCALEDB")),
 				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("region_code"), knownvalue.StringExact("us-west-2")),
 				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("cpu_millis"), knownvalue.Int64Exact(2000)),
 				statecheck.ExpectKnownValue("dbcloud_service.full", svcAttr("memory_gbs"), knownvalue.Int64Exact(8)),
@@ -390,7 +390,7 @@ func TestAccService_inPlaceUpdates(t *testing.T) {
 	))
 }
 
-// name, region, addons and fork changes replace the service.
+// region, addons and fork changes replace the service; a name change is a rename in place.
 func TestAccService_replacements(t *testing.T) {
 	srv := newTestEmulator(t)
 	const addr = "dbcloud_service.test"
@@ -414,8 +414,8 @@ resource "dbcloud_service" "test" {
 		},
 		resource.TestStep{
 			Config:           cfg(`name = "r2"` + "\n" + `region_code = "us-east-1"`),
-			ConfigPlanChecks: replace,
-			Check:            svcNewID(addr, &id),
+			ConfigPlanChecks: svcPlanChecks(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check:            svcSameID(addr, &id),
 		},
 		resource.TestStep{
 			Config:           cfg(`name = "r2"` + "\n" + `region_code = "us-east-1"` + "\n" + `addons = ["ai"]`),

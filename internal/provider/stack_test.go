@@ -87,8 +87,8 @@ func TestAccStack_vpcServiceReplicaPeering(t *testing.T) {
 					if !ok || svc.VpcEndpoint == nil || deref(svc.VpcEndpoint.VpcID) != vpcID {
 						return fmt.Errorf("emulator: service %s is not attached to VPC %s", serviceID, vpcID)
 					}
-					if deref(svc.ServiceType) != "TIMESERIESDB" {
-						return fmt.Errorf("emulator: service type %q, want TIMESERIESDB", deref(svc.ServiceType))
+					if deref(svc.ServiceType) != "TIMESCALEDB" {
+						return fmt.Errorf("emulator: service type %q, want TIMESCALEDB", deref(svc.ServiceType))
 					}
 					if rs, ok := srv.ReplicaSet(testProjectID, serviceID, replicaID); !ok || deref(rs.Status) != api.ReplicaSetStatusActive {
 						return fmt.Errorf("emulator: replica set %s found=%v status=%s", replicaID, ok, deref(rs.Status))
