@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -133,6 +134,53 @@ func readFailed(diags *diag.Diagnostics, err error, attr path.Path, notFound, su
 func addError(diags *diag.Diagnostics, summary string, err error) {
 	diags.AddError(summary, errorDetail(err))
 }
+
+// addError is addError with a 403 explained: the provider's project_id is checked lazily, only when an
+// API call answers 403 (never on every plan), by listing the projects the credentials may use once.
+func (pd *providerData) addError(ctx context.Context, diags *diag.Diagnostics, summary string, err error) {
+	addError(diags, summary, pd.explainForbidden(ctx, err))
+}
+
+// explainForbidden turns a 403 into "project_id X is not one the credentials may use (projects you may
+// use: a, b)", calling ListProjects once; any other error is returned as it is.
+func (pd *providerData) explainForbidden(ctx context.Context, err error) error {
+	var already *projectForbiddenError
+	if pd == nil || pd.client == nil || api.StatusCode(err) != http.StatusForbidden || errors.As(err, &already) {
+		return err
+	}
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	projects, lerr := pd.client.ListProjects(lctx)
+	ids := make([]string, 0, len(projects))
+	for _, p := range projects {
+		ids = append(ids, p.ID)
+	}
+	return &projectForbiddenError{cause: err, project: pd.client.ProjectID(), allowed: ids, listErr: lerr}
+}
+
+// projectForbiddenError is a 403 with the projects the credentials may use.
+type projectForbiddenError struct {
+	cause   error
+	project string
+	allowed []string
+	listErr error
+}
+
+func (e *projectForbiddenError) Error() string {
+	var may string
+	switch {
+	case e.listErr != nil:
+		may = "the list of projects they may use could not be read: " + e.listErr.Error()
+	case len(e.allowed) == 0:
+		may = "they may use no project"
+	default:
+		may = "projects you may use: " + strings.Join(e.allowed, ", ")
+	}
+	return fmt.Sprintf("project_id %s is not one the credentials may use (%s). Set project_id (or DBCLOUD_PROJECT_ID) "+
+		"to one of them, or use credentials of that project.\n\n%s", e.project, may, e.cause.Error())
+}
+
+func (e *projectForbiddenError) Unwrap() error { return e.cause }
 
 // waitFor polls with the provider's backoff and the ctx deadline (set from the `timeouts` block).
 func waitFor[T any](ctx context.Context, pd *providerData, what string, poll func(ctx context.Context) (PollResult[T], error)) (T, error) {

@@ -1,19 +1,12 @@
 package provider
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
@@ -34,37 +27,7 @@ func TestAccFleet_parallelism30(t *testing.T) {
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 
-	ctx, cancel := context.WithCancel(context.Background())
-	reattachCh := make(chan *plugin.ReattachConfig)
-	closeCh := make(chan struct{})
-	factory := providerserver.NewProtocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})())
-	go func() {
-		if err := tf6server.Serve("registry.terraform.io/dbcloud/dbcloud", factory,
-			tf6server.WithDebug(ctx, reattachCh, closeCh), tf6server.WithoutLogStderrOverride(), tf6server.WithLoggingSink(t),
-			tf6server.WithGoPluginLogger(hclog.NewNullLogger())); err != nil {
-			t.Errorf("serving the provider: %v", err)
-		}
-	}()
-	var rc *plugin.ReattachConfig
-	select {
-	case rc = <-reattachCh:
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("the provider server did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		<-closeCh
-	})
-	reattach, err := json.Marshal(map[string]any{
-		"registry.terraform.io/dbcloud/dbcloud": map[string]any{
-			"Protocol": string(rc.Protocol), "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": true,
-			"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reattach := serveProviderForTerraform(t, "registry.terraform.io/dbcloud/dbcloud")
 
 	dir := t.TempDir()
 	config := `
@@ -86,7 +49,7 @@ resource "dbcloud_service" "fleet" {
 		t.Helper()
 		cmd := exec.Command(tfBin, args...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TF_REATTACH_PROVIDERS="+string(reattach), "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
+		cmd.Env = append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("terraform %v: %v\n%s", args, err, out)

@@ -12,11 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/go-version"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
@@ -135,7 +131,7 @@ func roundTripTerraform(t *testing.T, minVersion string) roundTripTF {
 	if have.LessThan(version.Must(version.NewVersion(minVersion))) {
 		t.Skipf("Terraform %s is older than %s", have, minVersion)
 	}
-	env := []string{"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_REATTACH_PROVIDERS=" + serveProviderForTerraform(t)}
+	env := []string{"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_REATTACH_PROVIDERS=" + serveProviderForTerraform(t, "registry.terraform.io/hashicorp/dbcloud")}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TF_LOG") && !strings.HasPrefix(kv, "TF_REATTACH_PROVIDERS=") {
 			env = append(env, kv)
@@ -174,52 +170,6 @@ func (tf roundTripTF) runCode(t *testing.T, dir string, args ...string) (string,
 	}
 	t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
 	return "", -1
-}
-
-// serveProviderForTerraform serves the provider in this process for the test's lifetime and returns
-// the TF_REATTACH_PROVIDERS value that points terraform at it.
-func serveProviderForTerraform(t *testing.T) string {
-	t.Helper()
-	const addr = "registry.terraform.io/hashicorp/dbcloud"
-	ctx, cancel := context.WithCancel(context.Background())
-	cfgCh := make(chan *plugin.ReattachConfig, 1)
-	closeCh := make(chan struct{})
-	server := providerserver.NewProtocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})())
-	serveErr := make(chan error, 1)
-	go func() {
-		serveErr <- tf6server.Serve(addr, server,
-			tf6server.WithDebug(ctx, cfgCh, closeCh),
-			tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
-			tf6server.WithLoggingSink(t))
-	}()
-	var cfg *plugin.ReattachConfig
-	select {
-	case cfg = <-cfgCh:
-	case err := <-serveErr:
-		cancel()
-		t.Fatalf("serving the provider: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("the provider server did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-closeCh:
-		case <-time.After(10 * time.Second):
-		}
-	})
-	reattach, err := json.Marshal(map[string]any{addr: map[string]any{
-		"Protocol":        string(cfg.Protocol),
-		"ProtocolVersion": cfg.ProtocolVersion,
-		"Pid":             cfg.Pid,
-		"Test":            cfg.Test,
-		"Addr":            map[string]string{"Network": cfg.Addr.Network(), "String": cfg.Addr.String()},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(reattach)
 }
 
 func writeFile(t *testing.T, name, content string) {

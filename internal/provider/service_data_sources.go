@@ -44,15 +44,15 @@ func serviceComputedAttributes() map[string]schema.Attribute {
 		"project_id":   str("Project the service lives in."),
 		"name":         str("Service name."),
 		"region_code":  str("Cloud region, e.g. `us-east-1`."),
-		"service_type": str("Service type: `POSTGRES`, `TIMESERIESDB` (or `TIMESCALEDB`), `VECTOR`, or any other string the API reports."),
+		"service_type": str("Service type as the API reports it: `TIMESCALEDB` or `POSTGRES` (`VECTOR` on older servers), or any other string."),
 		"addons": schema.SetAttribute{
 			Computed: true, ElementType: types.StringType,
-			MarkdownDescription: "Addons derived from `service_type`: `POSTGRES` -> `[]`, `TIMESERIESDB`/`TIMESCALEDB` -> " +
+			MarkdownDescription: "Addons derived from `service_type`: `POSTGRES` -> `[]`, `TIMESCALEDB` (or the old `TIMESERIESDB`) -> " +
 				"`[\"time-series\"]`, `VECTOR` -> `[\"ai\"]`, other types -> `[]`. A service created with both addons shows `[\"time-series\"]`.",
 		},
 		"status":                    str("Status, e.g. `READY`, `QUEUED`, `CONFIGURING`, `DELETING`."),
 		"created":                   str("Creation time (RFC 3339, UTC)."),
-		"paused":                    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the service is paused."},
+		"paused":                    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the service is paused (its status is `PAUSED`)."},
 		"cpu_millis":                i64("CPU in thousandths of a core (`1000` = 1 vCPU)."),
 		"memory_gbs":                i64("Memory in GB."),
 		"volume_type":               str("Storage volume type, e.g. `gp3`."),
@@ -176,9 +176,8 @@ func (d *servicesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				MarkdownDescription: "Only services with exactly this name.",
 			},
 			"service_type": schema.StringAttribute{
-				Optional: true,
-				MarkdownDescription: "Only services of exactly this type, e.g. `POSTGRES`, `TIMESERIESDB`, `VECTOR` " +
-					"(`TIMESERIESDB` and `TIMESCALEDB` are different strings here).",
+				Optional:            true,
+				MarkdownDescription: "Only services of exactly this type as the API spells it, e.g. `TIMESCALEDB` or `POSTGRES`.",
 			},
 			"status": schema.StringAttribute{
 				Optional:            true,

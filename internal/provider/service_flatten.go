@@ -48,11 +48,11 @@ type serviceFields struct {
 // flattenService maps every field of a service record.
 func flattenService(svc *api.Service) serviceFields {
 	f := serviceFields{
-		ID:             stringValue(svc.ServiceID),
-		ProjectID:      stringValue(svc.ProjectID),
-		Name:           stringValue(svc.Name),
-		RegionCode:     stringValue(svc.RegionCode),
-		ServiceType:    stringValue(svc.ServiceType),
+		ID:             types.StringPointerValue(svc.ServiceID),
+		ProjectID:      types.StringPointerValue(svc.ProjectID),
+		Name:           types.StringPointerValue(svc.Name),
+		RegionCode:     types.StringPointerValue(svc.RegionCode),
+		ServiceType:    types.StringPointerValue(svc.ServiceType),
 		Status:         types.StringNull(),
 		Created:        formatAPITime(svc.Created),
 		Paused:         types.BoolValue(deref(svc.Status) == api.PAUSED),
@@ -80,22 +80,22 @@ func flattenService(svc *api.Service) serviceFields {
 		spec := (*svc.Resources)[0].Spec
 		f.CPUMillis = int64FromFloat(spec.CPUMillis)
 		f.MemoryGbs = int64FromFloat(spec.MemoryGbs)
-		f.VolumeType = stringValue(spec.VolumeType)
+		f.VolumeType = types.StringPointerValue(spec.VolumeType)
 	}
 	if svc.Metadata != nil {
-		f.Environment = stringValue(svc.Metadata.Environment)
+		f.Environment = types.StringPointerValue(svc.Metadata.Environment)
 	}
 	if svc.HaReplicas != nil {
 		f.HAReplicas = int64Value(svc.HaReplicas.ReplicaCount)
 		f.SyncReplicas = int64Value(svc.HaReplicas.SyncReplicaCount)
 	}
 	if svc.Endpoint != nil {
-		f.Hostname = stringValue(svc.Endpoint.Host)
+		f.Hostname = types.StringPointerValue(svc.Endpoint.Host)
 		f.Port = int64Value(svc.Endpoint.Port)
 	}
 	if svc.ConnectionPooler != nil && svc.ConnectionPooler.Endpoint != nil {
 		f.PoolerEnabled = types.BoolValue(true)
-		f.PoolerHostname = stringValue(svc.ConnectionPooler.Endpoint.Host)
+		f.PoolerHostname = types.StringPointerValue(svc.ConnectionPooler.Endpoint.Host)
 		f.PoolerPort = int64Value(svc.ConnectionPooler.Endpoint.Port)
 	}
 	// vpcEndpoint may be null, {} or missing: all mean "not attached".
@@ -103,14 +103,14 @@ func flattenService(svc *api.Service) serviceFields {
 		if ve.VpcID != nil && *ve.VpcID != "" {
 			f.VpcID = types.StringValue(*ve.VpcID)
 		}
-		f.VpcHostname = stringValue(ve.Host)
+		f.VpcHostname = types.StringPointerValue(ve.Host)
 		f.VpcPort = int64Value(ve.Port)
 	}
 	if ff := svc.ForkedFrom; ff != nil && (ff.ServiceID != nil || ff.ProjectID != nil || ff.IsStandby != nil) {
 		f.ForkedFrom = types.ObjectValueMust(serviceForkedFromAttrTypes, map[string]attr.Value{
-			"project_id": stringValue(ff.ProjectID),
-			"service_id": stringValue(ff.ServiceID),
-			"is_standby": boolValue(ff.IsStandby),
+			"project_id": types.StringPointerValue(ff.ProjectID),
+			"service_id": types.StringPointerValue(ff.ServiceID),
+			"is_standby": types.BoolPointerValue(ff.IsStandby),
 		})
 	}
 	return f
@@ -158,7 +158,7 @@ func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
 	m.ForkedFrom = f.ForkedFrom
 	m.VolumeType = f.VolumeType
 	if svc.InitialPassword != nil {
-		m.InitialPassword = stringValue(svc.InitialPassword)
+		m.InitialPassword = types.StringPointerValue(svc.InitialPassword)
 	}
 }
 

@@ -26,11 +26,6 @@ func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.Valid
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if known(cfg.SyncReplicas) && known(cfg.HAReplicas) && cfg.SyncReplicas.ValueInt64() > cfg.HAReplicas.ValueInt64() {
-		resp.Diagnostics.AddAttributeError(path.Root("sync_replicas"), "sync_replicas exceeds ha_replicas",
-			fmt.Sprintf("sync_replicas (%d) must not exceed ha_replicas (%d): synchronous replicas are a subset of the HA replicas.",
-				cfg.SyncReplicas.ValueInt64(), cfg.HAReplicas.ValueInt64()))
-	}
 	if cfg.Fork.IsNull() || cfg.Fork.IsUnknown() {
 		return
 	}
@@ -72,7 +67,26 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
+		// Absent at create: the documented defaults (plain Postgres, running).
+		var cfgAddons types.Set
+		var cfgPaused types.Bool
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("addons"), &cfgAddons)...)
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("paused"), &cfgPaused)...)
+		if cfgAddons.IsNull() {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("addons"), serviceAddonsSet([]string{}))...)
+		}
+		if cfgPaused.IsNull() {
+			plan.Paused = types.BoolValue(false)
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("paused"), plan.Paused)...)
+		}
+		switch {
+		case plan.Paused.IsUnknown():
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+		case plan.Paused.ValueBool():
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.PAUSED)))...)
+		default:
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
+		}
 		if known(plan.ConnectionPoolerEnabled) && !plan.ConnectionPoolerEnabled.ValueBool() {
 			r.setPoolerEndpointsNull(ctx, resp)
 		}
@@ -111,9 +125,6 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	// Replacement: the attribute plan modifiers decide it; resp.RequiresReplace does not show their
 	// decision here, so the same rules are applied again.
 	var replaced []string
-	if !plan.Name.Equal(state.Name) {
-		replaced = append(replaced, "name")
-	}
 	if !plan.RegionCode.Equal(state.RegionCode) {
 		replaced = append(replaced, "region_code")
 	}
@@ -133,8 +144,42 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 
+	// Paused: a paused service accepts no change but start (and Terraform-only settings). A plan that
+	// resumes it starts it first; any other plan that needs it running fails here, before anything.
+	statePaused := serviceModelPaused(state)
+	wantPaused := statePaused
+	if !plan.Paused.IsUnknown() {
+		wantPaused = plan.Paused.ValueBool()
+	}
+	needsRunning := serviceChangesNeedingRunning(plan, state)
+	if statePaused && wantPaused && len(needsRunning) > 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("paused"), "Service is paused",
+			fmt.Sprintf("Service %s (%s) is paused, and changing %s needs it running: a paused service accepts no change. "+
+				"Set paused = false in the configuration (Terraform then starts it first and applies the changes; set paused = true "+
+				"again afterwards to pause it), or undo the change.",
+				state.ID.ValueString(), state.Name.ValueString(), strings.Join(needsRunning, ", ")))
+		return
+	}
+
+	// A status in state that is neither READY nor PAUSED (a create or update that was interrupted while
+	// it waited): plan the status the configuration wants, so that an update runs and waits for it.
+	if !serviceStatusSettled(state.Status.ValueString()) && !plan.Paused.IsUnknown() {
+		target := string(api.READY)
+		if wantPaused {
+			target = string(api.PAUSED)
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(target))...)
+	}
+
+	// An interrupted create: plan an update (status known after it) that waits and finishes the create.
+	resume, d := req.Private.GetKey(ctx, privateResumeCreate)
+	resumeCreate := !d.HasError() && string(resume) == "true"
+	if resumeCreate {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+	}
+
 	// No change at all: nothing to adjust (a refresh-only difference must not become a diff).
-	if req.Plan.Raw.Equal(req.State.Raw) {
+	if req.Plan.Raw.Equal(req.State.Raw) && !resumeCreate {
 		return
 	}
 
@@ -162,10 +207,34 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		(plan.HAReplicas.IsUnknown() || (known(state.SyncReplicas) && plan.HAReplicas.ValueInt64() < state.SyncReplicas.ValueInt64())) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("sync_replicas"), types.Int64Unknown())...)
 	}
-	// An update that calls the API ends by waiting for READY.
-	if serviceUpdateCallsAPI(plan, state) {
+	// An update that calls the API ends by waiting for READY, or PAUSED when it pauses the service.
+	switch {
+	case plan.Paused.IsUnknown():
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+	case wantPaused && !statePaused:
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.PAUSED)))...)
+	case !wantPaused && (statePaused || serviceUpdateCallsAPI(plan, state)):
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
 	}
+}
+
+// serviceChangesNeedingRunning names the planned changes that make an API call a paused service
+// refuses (everything but start/stop and the Terraform-only settings).
+func serviceChangesNeedingRunning(plan, state serviceResourceModel) []string {
+	var out []string
+	add := func(name string, changed bool) {
+		if changed {
+			out = append(out, name)
+		}
+	}
+	add("name", !plan.Name.IsUnknown() && !plan.Name.Equal(state.Name))
+	add("vpc_id", !plan.VpcID.Equal(state.VpcID))
+	add("cpu_millis/memory_gbs", changedKnown(plan.CPUMillis, state.CPUMillis) || changedKnown(plan.MemoryGbs, state.MemoryGbs))
+	add("ha_replicas/sync_replicas", changedKnown(plan.HAReplicas, state.HAReplicas) || changedKnown(plan.SyncReplicas, state.SyncReplicas))
+	add("connection_pooler_enabled", changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled))
+	add("environment", changedKnown(plan.Environment, state.Environment))
+	add("password", changedKnown(plan.Password, state.Password) || changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion))
+	return out
 }
 
 func (r *serviceResource) setVPCEndpointsNull(ctx context.Context, resp *resource.ModifyPlanResponse) {
@@ -180,7 +249,7 @@ func (r *serviceResource) setPoolerEndpointsNull(ctx context.Context, resp *reso
 
 // serviceUpdateCallsAPI reports whether an update from state to plan makes an API call.
 func serviceUpdateCallsAPI(plan, state serviceResourceModel) bool {
-	return !plan.VpcID.Equal(state.VpcID) ||
+	return !plan.VpcID.Equal(state.VpcID) || changedKnown(plan.Name, state.Name) ||
 		changedKnown(plan.CPUMillis, state.CPUMillis) || changedKnown(plan.MemoryGbs, state.MemoryGbs) ||
 		changedKnown(plan.HAReplicas, state.HAReplicas) || changedKnown(plan.SyncReplicas, state.SyncReplicas) ||
 		changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled) ||

@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -147,7 +149,29 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	fail := func(summary string, err error) {
-		addError(&resp.Diagnostics, summary, err)
+		if interrupted(err) {
+			// Ctrl-C: keep the service in state without an error, so Terraform does not taint it; the next
+			// plan sees a status that is not READY (or settings not yet applied) and plans an update that
+			// waits and applies them. The password is not known to be set: leave it to that update.
+			// The state must hold what the plan promised (Terraform checks it; an inconsistency is an error,
+			// and an error taints): the planned values, the record's where the plan left them unknown. The
+			// next refresh shows what the service really has; the private flag makes the next plan run an
+			// update that waits for it and applies the rest (the password, which no refresh can show).
+			resp.Diagnostics.AddWarning("Interrupted while waiting; the next apply resumes the wait",
+				fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
+					"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id))
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if svc, gerr := pd.client.GetService(rctx, id); gerr == nil {
+				cur.applyRecord(svc, pd.client.ProjectID())
+			}
+			keepPlanned(&cur, plan)
+			cur.forState()
+			resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, []byte("true"))...)
+			return
+		}
+		pd.addError(ctx, &resp.Diagnostics, summary, err)
 		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 	}
 
@@ -176,15 +200,28 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 
-	// 4. Final state from the READY record.
-	final, err := waitServiceReady(ctx, pd, id, false)
+	// 4. paused = true: stop it now that it is READY and set up.
+	var final *api.Service
+	if plan.Paused.ValueBool() {
+		if err := stopService(ctx, pd, id); err != nil {
+			fail(serviceActionSummaries[actionStop].create, err)
+			return
+		}
+		final, err = waitServicePaused(ctx, pd, id)
+	} else {
+		// 5. Final state from the READY record.
+		final, err = waitServiceReady(ctx, pd, id, false)
+	}
 	if err != nil {
-		fail("Service created but did not become READY", err)
+		fail("Service created but did not become "+map[bool]string{true: "PAUSED", false: "READY"}[plan.Paused.ValueBool()], err)
 		return
 	}
 	out := plan
 	out.applyRecord(final, pd.client.ProjectID())
 	out.InitialPassword = cur.InitialPassword
+	if !known(out.Addons) {
+		out.Addons = serviceAddonsSet([]string{})
+	}
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
@@ -227,7 +264,7 @@ func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResource
 		if fork != nil {
 			summary = "Could not fork service"
 		}
-		addError(diags, summary, err)
+		pd.addError(ctx, diags, summary, err)
 		return nil, false
 	}
 	return svc, adopted
@@ -371,7 +408,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not read service", err)
+		r.pd.addError(ctx, &resp.Diagnostics, "Could not read service", err)
 		return
 	}
 	state.applyRecord(svc, r.pd.client.ProjectID())
@@ -413,16 +450,16 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 		if api.IsConflict(err) && attempt < maxServiceConflictRetries && ctx.Err() == nil {
 			// Busy: wait until the operation under way is over, then try again.
 			if _, werr := waitServiceReady(ctx, pd, id, false); werr != nil && !api.IsNotFound(werr) {
-				addError(&resp.Diagnostics, "Could not delete service", fmt.Errorf("%w (and waiting for the service to become READY to try again: %w)", err, werr))
+				pd.addError(ctx, &resp.Diagnostics, "Could not delete service", fmt.Errorf("%w (and waiting for the service to become READY to try again: %w)", err, werr))
 				return
 			}
 			continue
 		}
-		addError(&resp.Diagnostics, "Could not delete service", err)
+		pd.addError(ctx, &resp.Diagnostics, "Could not delete service", err)
 		return
 	}
 	if err := waitServiceGone(ctx, pd, id); err != nil {
-		addError(&resp.Diagnostics, "Service deletion did not finish", err)
+		pd.addError(ctx, &resp.Diagnostics, "Service deletion did not finish", err)
 		return
 	}
 	pd.analytics.track(ctx, serviceTypeResource, "delete")
@@ -439,6 +476,21 @@ func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportSt
 	}
 	// Everything else, timeouts included, starts null; Read fills in what the API knows.
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}
+
+// privateResumeCreate is the private-state key set when create was interrupted (Ctrl-C) before it
+// finished: the next plan plans an update that waits for the service and applies what create did not.
+const privateResumeCreate = "resume_create"
+
+// keepPlanned sets every value the plan knows (null included) into m: the state a create returns must
+// match the plan wherever the plan was known.
+func keepPlanned(m *serviceResourceModel, plan serviceResourceModel) {
+	mv, pv := reflect.ValueOf(m).Elem(), reflect.ValueOf(plan)
+	for i := 0; i < pv.NumField(); i++ {
+		if v, ok := pv.Field(i).Interface().(attr.Value); ok && !v.IsUnknown() {
+			mv.Field(i).Set(pv.Field(i))
+		}
+	}
 }
 
 // ---- find, status, wait ----
@@ -521,12 +573,33 @@ func serviceIsGone(svc *api.Service) bool {
 const maxServiceNotFoundWhileCreating = 3
 
 // waitServiceReady polls until the service is READY and returns its record. creating tolerates a few
-// 404s right after create; DELETING/DELETED always fail the wait, and so do PAUSING/PAUSED (this API
-// version cannot resume a service). Every other status (QUEUED, CONFIGURING, UPGRADING, OPTIMIZING,
-// RESUMING, UNSTABLE, which usually recovers, and any status this provider does not know) is waited out.
+// 404s right after create; DELETING/DELETED always fail the wait, and so do PAUSING/PAUSED: nothing
+// asked for a pause, so the service was paused outside Terraform, and waiting would only run out the
+// timeout. Every other status (QUEUED, CONFIGURING, UPGRADING, OPTIMIZING, RESUMING, UNSTABLE, which
+// usually recovers, and any status this provider does not know) is waited out.
 func waitServiceReady(ctx context.Context, pd *providerData, id string, creating bool) (*api.Service, error) {
-	notFound := 0
-	return waitFor(ctx, pd, fmt.Sprintf("service %s to become READY", id), func(ctx context.Context) (PollResult[*api.Service], error) {
+	return waitServiceStatus(ctx, pd, id, api.READY, creating, 0)
+}
+
+// waitServiceResumed waits for READY after a start: a few polls may still show PAUSED before the
+// start shows.
+func waitServiceResumed(ctx context.Context, pd *providerData, id string) (*api.Service, error) {
+	return waitServiceStatus(ctx, pd, id, api.READY, false, maxServiceStaleAfterCall)
+}
+
+// waitServicePaused waits for PAUSED after a stop: PAUSING (and READY for a few polls, before the
+// stop shows) is waited out; DELETING/DELETED fail the wait.
+func waitServicePaused(ctx context.Context, pd *providerData, id string) (*api.Service, error) {
+	return waitServiceStatus(ctx, pd, id, api.PAUSED, false, maxServiceStaleAfterCall)
+}
+
+// maxServiceStaleAfterCall is how many polls in a row may still show the status before a stop or
+// start call (READY, PAUSED) before the wait fails.
+const maxServiceStaleAfterCall = 5
+
+func waitServiceStatus(ctx context.Context, pd *providerData, id string, target api.ServiceStatus, creating bool, staleOK int) (*api.Service, error) {
+	notFound, stale := 0, 0
+	return waitFor(ctx, pd, fmt.Sprintf("service %s to become %s", id, target), func(ctx context.Context) (PollResult[*api.Service], error) {
 		svc, err := pd.client.GetService(ctx, id)
 		if err != nil {
 			if creating && api.IsNotFound(err) && notFound < maxServiceNotFoundWhileCreating {
@@ -537,18 +610,42 @@ func waitServiceReady(ctx context.Context, pd *providerData, id string, creating
 		}
 		notFound = 0
 		st := serviceStatus(svc)
-		switch st {
-		case string(api.READY):
+		switch {
+		case st == string(target):
 			return PollResult[*api.Service]{Value: svc, Status: st, Done: true}, nil
-		case string(api.DELETED), string(api.DELETING):
+		case st == string(api.DELETED), st == string(api.DELETING):
 			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was deleted outside Terraform", id, st)
-		case string(api.PAUSED), string(api.PAUSING):
-			// This API version has no resume call: waiting would only run out the timeout.
-			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s, and the API has no call to resume it: "+
-				"resume it outside Terraform (for example in the console), then apply again", id, st)
+		case target == api.READY && st == string(api.PAUSED) && stale < staleOK:
+			stale++
+		case target == api.READY && (st == string(api.PAUSED) || st == string(api.PAUSING)):
+			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it was paused outside Terraform while Terraform waited for it "+
+				"to be READY, and a paused service accepts no change. Set paused = false in the configuration to have Terraform "+
+				"start it (or start it elsewhere), then apply again", id, st)
+		case target == api.PAUSED && st == string(api.READY):
+			if stale++; stale > staleOK {
+				return PollResult[*api.Service]{}, fmt.Errorf("service %s stayed READY after the stop call: it did not start pausing; apply again", id)
+			}
+		case target == api.PAUSED && st == string(api.RESUMING):
+			return PollResult[*api.Service]{}, fmt.Errorf("service %s is RESUMING: it was started outside Terraform while Terraform waited for it to pause; apply again", id)
 		}
 		return PollResult[*api.Service]{Value: svc, Status: st}, nil
 	})
+}
+
+// serviceStatusSettled reports whether a status in state needs no wait: READY, PAUSED, or none known
+// (and DELETING/DELETED, which no wait can fix).
+func serviceStatusSettled(st string) bool {
+	switch st {
+	case "", string(api.READY), string(api.PAUSED), string(api.DELETING), string(api.DELETED):
+		return true
+	}
+	return false
+}
+
+// interrupted reports whether err ends an operation because Terraform cancelled it (Ctrl-C), as
+// opposed to a timeout (context.DeadlineExceeded) or an API error.
+func interrupted(err error) bool {
+	return errors.Is(err, context.Canceled)
 }
 
 // waitServiceGone polls until GET answers 404 or the status is DELETED.

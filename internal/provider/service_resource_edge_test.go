@@ -255,9 +255,9 @@ resource "dbcloud_service" "test" {
 			ExpectError: svcErrRe("has deletion_protection = true, so Terraform will not destroy it"),
 		},
 		resource.TestStep{
-			Config:      cfg("renamed", true),
+			Config:      strings.Replace(cfg("protected", true), "deletion_protection", "region_code = \"eu-west-1\"\n  deletion_protection", 1),
 			PlanOnly:    true,
-			ExpectError: svcErrRe("Changing name replaces service"),
+			ExpectError: svcErrRe("Changing region_code replaces service"),
 		},
 		resource.TestStep{
 			Config:           cfg("protected", false),

@@ -78,7 +78,7 @@ resource "dbcloud_service" "both" {
 			ImportStateVerifyIgnore: importIgnore,
 		},
 		resource.TestStep{
-			// Both addons report TIMESERIESDB: addons cannot be recovered (ambiguous by design).
+			// Both addons report TIMESCALEDB: addons cannot be recovered (ambiguous by design).
 			ResourceName: "dbcloud_service.both", ImportState: true, ImportStateVerify: true,
 			ImportStateVerifyIgnore: append([]string{"addons"}, importIgnore...),
 		},
@@ -390,7 +390,7 @@ func TestAccService_inPlaceUpdates(t *testing.T) {
 	))
 }
 
-// name, region, addons and fork changes replace the service.
+// region, addons and fork changes replace the service; a name change is a rename in place.
 func TestAccService_replacements(t *testing.T) {
 	srv := newTestEmulator(t)
 	const addr = "dbcloud_service.test"
@@ -414,8 +414,8 @@ resource "dbcloud_service" "test" {
 		},
 		resource.TestStep{
 			Config:           cfg(`name = "r2"` + "\n" + `region_code = "us-east-1"`),
-			ConfigPlanChecks: replace,
-			Check:            svcNewID(addr, &id),
+			ConfigPlanChecks: svcPlanChecks(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check:            svcSameID(addr, &id),
 		},
 		resource.TestStep{
 			Config:           cfg(`name = "r2"` + "\n" + `region_code = "us-east-1"` + "\n" + `addons = ["ai"]`),

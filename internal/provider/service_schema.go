@@ -4,6 +4,7 @@ package provider
 
 import (
 	"context"
+	"regexp"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -19,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -32,14 +32,24 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		MarkdownDescription: "A hosted PostgreSQL service: plain Postgres, or with the TimescaleDB (`time-series`) and/or " +
 			"vector (`ai`) addons.\n\n" +
 			"Create waits until the service is `READY` (typically 5-10 minutes on the real service), then applies what the " +
-			"create call cannot carry: HA replicas, the connection pooler, the VPC attachment and the password. If any of these " +
-			"steps fails, the service stays in state (tainted) and the next apply replaces it; nothing is left orphaned.\n\n" +
-			"CPU/memory, HA, pooler, environment, password and VPC changes are applied in place; `name`, `region_code`, " +
-			"`addons` and `fork` changes replace the service. Set `deletion_protection = true` to make Terraform refuse to " +
-			"destroy or replace it.\n\n" +
+			"create call cannot carry: HA replicas, the connection pooler, the VPC attachment, the password and `paused`. If any " +
+			"of these steps fails, the service stays in state (tainted) and the next apply replaces it; nothing is left orphaned. " +
+			"If the apply is interrupted (Ctrl-C) while create waits, the service stays in state untainted with a warning, and " +
+			"the next apply resumes the wait and the remaining steps; a create that runs out of its `timeouts.create` fails and " +
+			"taints the service (the next apply replaces it, or `terraform untaint` keeps it once it is ready).\n\n" +
+			"**In place:** `name` (rename), `cpu_millis`/`memory_gbs` (resize), `ha_replicas`/`sync_replicas`, " +
+			"`connection_pooler_enabled`, `environment`, `password`/`password_wo_version`, `vpc_id` (detach/attach), " +
+			"`paused` (stop/start), `deletion_protection` and `timeouts`. **Replace:** `region_code`, `addons` and `fork`.\n\n" +
+			"**Removing an optional argument** from the configuration never changes or replaces anything: the service keeps " +
+			"what it has (at create, an absent argument gets the API's default). Exceptions, because absence is their only " +
+			"way to say \"none\": removing `vpc_id` detaches the service; removing `deletion_protection` sets it to `false` " +
+			"(it is a Terraform-only switch, not a setting of the service); removing `password` keeps the password as it is.\n\n" +
+			"A paused service (`paused = true`, or stopped outside Terraform) accepts no change but `paused`, `deletion_protection` " +
+			"and `timeouts`: a plan that changes anything else fails and says to set `paused = false` (then the service is started " +
+			"first, and the changes are applied). Set `deletion_protection = true` to make Terraform refuse to destroy or replace it.\n\n" +
 			"Import with the service id: `terraform import dbcloud_service.example rp1pz7uyae`. The password, " +
 			"`initial_password` and `fork` cannot be read back; `addons` is derived from `service_type` (a service created " +
-			"with both addons reports `TIMESERIESDB`, so write `addons` as configured: the provider adopts it without replacing).",
+			"with both addons reports `TIMESCALEDB`, so write `addons` as configured: the provider adopts it without replacing).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:            true,
@@ -52,23 +62,24 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{useState},
 			},
 			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "Service name, 1 to 128 characters. Changing it **replaces** the service.",
-				Validators:          []validator.String{stringvalidator.LengthBetween(1, 128)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Required: true,
+				MarkdownDescription: "Service name, 1 to 128 characters (counted in characters, not bytes). Changes are " +
+					"applied **in place** (rename); the service, its id and its data stay.",
+				Validators: []validator.String{stringvalidator.UTF8LengthBetween(1, 128)},
 			},
 			"addons": schema.SetAttribute{
 				ElementType: types.StringType,
 				Optional:    true,
 				Computed:    true,
-				MarkdownDescription: "Addons: `time-series` (TimescaleDB, service type `TIMESERIESDB`) and/or `ai` (vector, " +
-					"service type `VECTOR`). Default: empty set, plain PostgreSQL (`POSTGRES`). Changing it **replaces** the service " +
-					"(except right after an import, when a value consistent with `service_type` is adopted in place).",
-				Default: setdefault.StaticValue(types.SetValueMust(types.StringType, []attr.Value{})),
+				MarkdownDescription: "Addons: `time-series` (TimescaleDB, service type `TIMESCALEDB`) and/or `ai` (vector; " +
+					"service type `POSTGRES` or, on older servers, `VECTOR`). Absent at create: empty set, plain PostgreSQL " +
+					"(`POSTGRES`). Changing it **replaces** the service (except right after an import, when a value consistent " +
+					"with `service_type` is adopted in place); removing it from the configuration keeps the service as it is.",
 				Validators: []validator.Set{
 					setvalidator.ValueStringsAre(stringvalidator.OneOf(serviceAddonValues...)),
 				},
 				PlanModifiers: []planmodifier.Set{
+					setplanmodifier.UseStateForUnknown(),
 					setplanmodifier.RequiresReplaceIf(addonsRequiresReplaceIf,
 						"Changing addons replaces the service, unless it was imported and the new value is consistent with its service_type.",
 						"Changing `addons` replaces the service, unless it was imported and the new value is consistent with its `service_type`."),
@@ -78,7 +89,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`. Default: the API picks one (shown after create). " +
-					"A fork inherits the region of its source. Changing it **replaces** the service.",
+					"A fork inherits the region of its source. Changing it **replaces** the service; removing it from the " +
+					"configuration keeps the service where it is.",
 				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 				PlanModifiers: []planmodifier.String{useState, stringplanmodifier.RequiresReplace()},
 			},
@@ -88,7 +100,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "CPU in thousandths of a core (`1000` = 1 vCPU); set together with `memory_gbs`. The API " +
 					"accepts fixed size pairs (e.g. 500/2, 1000/4, 2000/8, 4000/16, ...) and says which when it rejects one. " +
 					"Default: the API's default size (1000/4 on the public service; a fork inherits its source's). " +
-					"Changes are applied in place (resize); removing it from the configuration keeps the current size.",
+					"Changes are applied in place (resize); removing it from the configuration keeps the current size. Null for a " +
+					"shared-size service.",
 				Validators: []validator.Int64{
 					int64validator.AtLeast(1),
 					int64validator.AlsoRequires(path.MatchRoot("memory_gbs")),
@@ -96,9 +109,10 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"memory_gbs": schema.Int64Attribute{
-				Optional:            true,
-				Computed:            true,
-				MarkdownDescription: "Memory in GB; set together with `cpu_millis`. Changes are applied in place (resize).",
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Memory in GB; set together with `cpu_millis`. Changes are applied in place (resize); " +
+					"removing it from the configuration keeps the current size. Null for a shared-size service.",
 				Validators: []validator.Int64{
 					int64validator.AtLeast(1),
 					int64validator.AlsoRequires(path.MatchRoot("cpu_millis")),
@@ -124,25 +138,31 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"sync_replicas": schema.Int64Attribute{
 				Optional: true,
 				Computed: true,
-				MarkdownDescription: "How many of the HA replicas are synchronous; at most `ha_replicas`. Default: 0. " +
-					"Changes are applied in place; removing it from the configuration keeps the current value (lowering " +
-					"`ha_replicas` below it lowers it too).",
-				Validators:    []validator.Int64{int64validator.AtLeast(0)},
+				MarkdownDescription: "How many of the HA replicas are synchronous; at most `ha_replicas`, and only together " +
+					"with `ha_replicas`. Default: 0. Changes are applied in place; removing it from the configuration keeps the " +
+					"current value (lowering `ha_replicas` below it lowers it too).",
+				Validators: []validator.Int64{
+					int64validator.AtLeast(0),
+					int64validator.AlsoRequires(path.MatchRoot("ha_replicas")),
+					int64validator.AtMostSumOf(path.MatchRoot("ha_replicas")),
+				},
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"connection_pooler_enabled": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "Whether the connection pooler is on (its endpoint is `pooler_hostname`:`pooler_port`). " +
-					"Default: `false`. Changes are applied in place.",
-				Default: booldefault.StaticBool(false),
+					"Absent at create: `false` (off). Changes are applied in place; removing it from the configuration keeps the " +
+					"pooler as it is.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"vpc_id": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Id of a VPC (in the service's region) to attach the service to; unset = not attached. " +
 					"Changes are applied in place: the service is detached from the old VPC before it is attached to the new one. " +
-					"A VPC attached outside Terraform shows as a change.",
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+					"A VPC attached outside Terraform shows as a change. VPC ids are decimal strings such as `1234567890`. " +
+					"Removing it from the configuration detaches the service (absence is the only way to say \"not attached\").",
+				Validators: []validator.String{stringvalidator.RegexMatches(decimalIDRe, "must be a VPC id: a decimal string such as 1234567890")},
 			},
 			"password": schema.StringAttribute{
 				Optional:  true,
@@ -153,6 +173,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators: []validator.String{
 					stringvalidator.LengthAtLeast(1),
 					stringvalidator.ConflictsWith(path.MatchRoot("password_wo")),
+					stringvalidator.PreferWriteOnlyAttribute(path.MatchRoot("password_wo")),
 				},
 			},
 			"password_wo": schema.StringAttribute{
@@ -177,20 +198,22 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Optional: true,
 				Computed: true,
 				MarkdownDescription: "When `true`, any plan that would destroy or replace the service fails. Set it to `false` " +
-					"and apply before destroying. Default: `false`. Terraform-only: not sent to the API.",
+					"and apply before destroying. Default: `false`. Terraform-only: not sent to the API, so removing it from the " +
+					"configuration sets it back to `false` (an update of the state alone, no API call).",
 				Default: booldefault.StaticBool(false),
 			},
 
 			"service_type": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "Service type reported by the API, e.g. `POSTGRES`, `TIMESERIESDB` (also spelled " +
-					"`TIMESCALEDB`), `VECTOR`; any other string is passed through.",
+				MarkdownDescription: "Service type reported by the API: `TIMESCALEDB` or `POSTGRES` (`VECTOR` on older " +
+					"servers; the old spelling `TIMESERIESDB` is accepted too); any other string is passed through.",
 				PlanModifiers: []planmodifier.String{useState},
 			},
 			"status": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "Status: `READY` after every successful apply; the API also reports `QUEUED`, " +
-					"`CONFIGURING`, `UPGRADING`, `UNSTABLE`, `PAUSED`, `DELETING`, ...",
+				MarkdownDescription: "Status: `READY` after every successful apply (`PAUSED` when `paused = true`); the API " +
+					"also reports `QUEUED`, `CONFIGURING`, `UPGRADING`, `UNSTABLE`, `PAUSING`, `RESUMING`, `DELETING`, ... A " +
+					"status other than `READY`/`PAUSED` in state (an interrupted apply) plans an update that waits for it.",
 				PlanModifiers: []planmodifier.String{useState},
 			},
 			"created": schema.StringAttribute{
@@ -199,9 +222,14 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{useState},
 			},
 			"paused": schema.BoolAttribute{
-				Computed:            true,
-				MarkdownDescription: "Whether the service is paused.",
-				PlanModifiers:       []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+				Optional: true,
+				Computed: true,
+				MarkdownDescription: "Whether the service is paused (stopped: it keeps its data and costs less). `true` stops " +
+					"the service and waits for `PAUSED`; `false` starts it and waits for `READY`. Changes are applied in place. " +
+					"Absent at create: `false` (running; with `true` the service is created, waits for `READY`, then is stopped). " +
+					"Removing it from the configuration keeps the service as it is; a service paused outside Terraform shows as " +
+					"a change only when the configuration says `paused = false`.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
 			},
 			"hostname": schema.StringAttribute{
 				Computed:            true,
@@ -304,10 +332,13 @@ const (
 	addonAI         = string(api.Ai)         // "ai"
 
 	serviceTypePostgres     = "POSTGRES"
-	serviceTypeTimeseriesDB = "TIMESERIESDB"
-	serviceTypeTimescaleDB  = "TIMESCALEDB" // the public docs' spelling of TIMESERIESDB
+	serviceTypeTimescaleDB  = "TIMESCALEDB"  // the live API's spelling
+	serviceTypeTimeseriesDB = "TIMESERIESDB" // an older spelling of TIMESCALEDB, still accepted
 	serviceTypeVector       = "VECTOR"
 )
+
+// decimalIDRe matches a VPC id: a decimal string.
+var decimalIDRe = regexp.MustCompile(`^[0-9]+$`)
 
 // serviceAddonValues are the values `addons` accepts.
 var serviceAddonValues = []string{addonTimeSeries, addonAI}

@@ -4,6 +4,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,6 +28,9 @@ const (
 	actionSetPooler
 	actionSetEnvironment
 	actionSetPassword
+	actionRename
+	actionStart
+	actionStop
 )
 
 // serviceAction is one API call of an update, with the values it sets.
@@ -39,14 +43,23 @@ type serviceAction struct {
 	Pooler    bool
 	Env       api.Environment
 	Password  string
+	Name      string
 }
 
 // planServiceActions is the pure heart of Update: from the prior state and the plan (with password_wo
-// taken from the configuration) it returns the API calls to make, in order: VPC (detach from the old
-// one, then attach to the new one), resize, HA replicas, connection pooler, environment, password (a
-// new password, or a new password_wo_version). No change means no action.
+// taken from the configuration) it returns the API calls to make, in order: start (a paused service
+// that the plan resumes: every other call needs it running), rename, VPC (detach from the old one,
+// then attach to the new one), resize, HA replicas, connection pooler, environment, password (a new
+// password, or a new password_wo_version), and stop last (paused = true). No change means no action.
 func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 	var out []serviceAction
+	statePaused := serviceModelPaused(state)
+	if statePaused && known(plan.Paused) && !plan.Paused.ValueBool() {
+		out = append(out, serviceAction{Kind: actionStart})
+	}
+	if changedKnown(plan.Name, state.Name) {
+		out = append(out, serviceAction{Kind: actionRename, Name: plan.Name.ValueString()})
+	}
 	if !plan.VpcID.Equal(state.VpcID) {
 		if known(state.VpcID) {
 			out = append(out, serviceAction{Kind: actionDetachVPC, VpcID: state.VpcID.ValueString()})
@@ -80,7 +93,26 @@ func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 	case changedKnown(plan.Password, state.Password) && plan.Password.ValueString() != "":
 		out = append(out, serviceAction{Kind: actionSetPassword, Password: plan.Password.ValueString()})
 	}
+	if !statePaused && known(plan.Paused) && plan.Paused.ValueBool() {
+		out = append(out, serviceAction{Kind: actionStop})
+	}
 	return out
+}
+
+// sortServiceActions puts actions in the order planServiceActions makes them (stop last).
+func sortServiceActions(actions []serviceAction) {
+	for i, a := range actions {
+		if a.Kind == actionStop && i != len(actions)-1 {
+			copy(actions[i:], actions[i+1:])
+			actions[len(actions)-1] = a
+			return
+		}
+	}
+}
+
+// serviceModelPaused reports whether a model (state) says the service is paused.
+func serviceModelPaused(m serviceResourceModel) bool {
+	return m.Paused.ValueBool() || m.Status.ValueString() == string(api.PAUSED)
 }
 
 // serviceActionSummaries are the diagnostic summaries of a failed action, in an update and after a create.
@@ -92,6 +124,9 @@ var serviceActionSummaries = map[serviceActionKind]struct{ update, create string
 	actionSetPooler:      {"Could not change the connection pooler", "Service created but changing the connection pooler failed"},
 	actionSetEnvironment: {"Could not change the environment", ""},
 	actionSetPassword:    {"Could not change the password", "Service created but setting the password failed"},
+	actionRename:         {"Could not rename the service", ""},
+	actionStart:          {"Could not start (resume) the service", ""},
+	actionStop:           {"Could not stop (pause) the service", "Service created but stopping (pausing) it failed"},
 }
 
 // run makes the action's API call through changeService (wait for READY, retry while busy, look
@@ -119,6 +154,14 @@ func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) e
 	case actionSetPassword:
 		return changeService(ctx, pd, id, "setting the password", false,
 			func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
+	case actionRename:
+		return changeService(ctx, pd, id, "the new name "+a.Name, false,
+			func(ctx context.Context) error { _, err := pd.client.RenameService(ctx, id, a.Name); return err },
+			func(s *api.Service) bool { return deref(s.Name) == a.Name })
+	case actionStop:
+		return stopService(ctx, pd, id)
+	case actionStart:
+		return startService(ctx, pd, id)
 	}
 	return fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
 }
@@ -132,6 +175,12 @@ func (a serviceAction) record(cur *serviceResourceModel, plan serviceResourceMod
 		cur.VpcID = plan.VpcID
 	case actionResize:
 		cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
+	case actionRename:
+		cur.Name = plan.Name
+	case actionStart:
+		cur.Paused = types.BoolValue(false)
+	case actionStop:
+		cur.Paused = types.BoolValue(true)
 	}
 }
 
@@ -165,9 +214,22 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	cur := state
 	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
 	actions := planServiceActions(state, plan)
+	resumeCreate := false
+	if b, d := req.Private.GetKey(ctx, privateResumeCreate); !d.HasError() && string(b) == "true" {
+		// Finish an interrupted create: the password may not be set yet (no record shows it).
+		resumeCreate = true
+		hasPassword := false
+		for _, a := range actions {
+			hasPassword = hasPassword || a.Kind == actionSetPassword
+		}
+		if pw := firstKnown(plan.Password, passwordWO); pw != "" && !hasPassword {
+			actions = append(actions, serviceAction{Kind: actionSetPassword, Password: pw})
+			sortServiceActions(actions)
+		}
+	}
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
-			addError(&resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
+			pd.addError(ctx, &resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
 			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 			return
 		}
@@ -179,13 +241,18 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		svc *api.Service
 		err error
 	)
-	if len(actions) > 0 {
+	// A status other than READY/PAUSED in state (an interrupted create) planned this update: wait for it.
+	resume := resumeCreate || !serviceStatusSettled(state.Status.ValueString())
+	switch {
+	case plan.Paused.ValueBool() && (len(actions) > 0 || resume):
+		svc, err = waitServicePaused(ctx, pd, id)
+	case len(actions) > 0 || resume:
 		svc, err = waitServiceReady(ctx, pd, id, false)
-	} else {
+	default:
 		svc, err = pd.client.GetService(ctx, id)
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not read the service after the update", err)
+		pd.addError(ctx, &resp.Diagnostics, "Could not read the service after the update", err)
 		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 		return
 	}
@@ -199,6 +266,9 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+	if resumeCreate {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, nil)...)
+	}
 	if !plan.Addons.Equal(state.Addons) {
 		// The configured addons were adopted: they are no longer derived.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)
@@ -270,7 +340,71 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 	return nil
 }
 
-// Predicates for changeService: whether a service record shows a change applied.
+// stopService stops (pauses) a service and waits for PAUSED. It waits for READY first (the API answers
+// 409 otherwise), retries after a 409 or a lost answer, and is done at once when the service is
+// already PAUSING or PAUSED.
+func stopService(ctx context.Context, pd *providerData, id string) error {
+	c := busyCall{
+		What: fmt.Sprintf("service %s to accept the stop", id),
+		Call: func(ctx context.Context) error { _, err := pd.client.StopService(ctx, id); return err },
+		Before: func(ctx context.Context) error {
+			svc, err := pd.client.GetService(ctx, id)
+			if err == nil && (serviceStatus(svc) == string(api.PAUSED) || serviceStatus(svc) == string(api.PAUSING)) {
+				return errAlreadyThere
+			}
+			if _, err := waitServiceReady(ctx, pd, id, false); err != nil {
+				return fmt.Errorf("before stopping: %w", err)
+			}
+			return nil
+		},
+		Applied: func(ctx context.Context) bool {
+			svc, err := pd.client.GetService(ctx, id)
+			return err == nil && (serviceStatus(svc) == string(api.PAUSING) || serviceStatus(svc) == string(api.PAUSED))
+		},
+		MaxRetries: maxServiceConflictRetries,
+	}
+	if err := retryWhileBusy(ctx, pd, c); err != nil && !errors.Is(err, errAlreadyThere) {
+		return err
+	}
+	if _, err := waitServicePaused(ctx, pd, id); err != nil {
+		return fmt.Errorf("after stopping: %w", err)
+	}
+	return nil
+}
+
+// startService starts (resumes) a paused service and waits for READY. It waits for PAUSED first (a
+// stop may still be under way), and is done at once when the service is already RESUMING or READY.
+func startService(ctx context.Context, pd *providerData, id string) error {
+	c := busyCall{
+		What: fmt.Sprintf("service %s to accept the start", id),
+		Call: func(ctx context.Context) error { _, err := pd.client.StartService(ctx, id); return err },
+		Before: func(ctx context.Context) error {
+			svc, err := pd.client.GetService(ctx, id)
+			if err == nil && (serviceStatus(svc) == string(api.READY) || serviceStatus(svc) == string(api.RESUMING)) {
+				return errAlreadyThere
+			}
+			if _, err := waitServicePaused(ctx, pd, id); err != nil {
+				return fmt.Errorf("before starting: %w", err)
+			}
+			return nil
+		},
+		Applied: func(ctx context.Context) bool {
+			svc, err := pd.client.GetService(ctx, id)
+			return err == nil && (serviceStatus(svc) == string(api.RESUMING) || serviceStatus(svc) == string(api.READY))
+		},
+		MaxRetries: maxServiceConflictRetries,
+	}
+	if err := retryWhileBusy(ctx, pd, c); err != nil && !errors.Is(err, errAlreadyThere) {
+		return err
+	}
+	if _, err := waitServiceResumed(ctx, pd, id); err != nil {
+		return fmt.Errorf("after starting: %w", err)
+	}
+	return nil
+}
+
+// errAlreadyThere ends a stop or start before its call: the service is already where it should go.
+var errAlreadyThere = errors.New("already in the wanted state")
 
 // ---- predicates for changeService: whether a record shows a change applied ----
 

@@ -63,6 +63,24 @@ func TestUnitPlanServiceActions(t *testing.T) {
 			plan: func(m *serviceResourceModel) {
 				m.PasswordWOVersion, m.PasswordWO = types.Int64Value(1), types.StringValue("wo-pass-1")
 			}},
+		{name: "rename in place", plan: func(m *serviceResourceModel) { m.Name = types.StringValue("new") },
+			want: []serviceAction{{Kind: actionRename, Name: "new"}}},
+		{name: "pause: stop", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(false) },
+			plan: func(m *serviceResourceModel) { m.Paused = types.BoolValue(true) },
+			want: []serviceAction{{Kind: actionStop}}},
+		{name: "paused stays paused: nothing", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(true) },
+			plan: func(*serviceResourceModel) {}},
+		{name: "resume and resize: start first", state: func(m *serviceResourceModel) {
+			m.Paused, m.Status = types.BoolValue(true), types.StringValue("PAUSED")
+		},
+			plan: func(m *serviceResourceModel) {
+				m.Paused = types.BoolValue(false)
+				m.CPUMillis, m.MemoryGbs = types.Int64Value(2000), types.Int64Value(8)
+			},
+			want: []serviceAction{{Kind: actionStart}, {Kind: actionResize, CPUMillis: 2000, MemoryGbs: 8}}},
+		{name: "rename and pause: stop last", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(false) },
+			plan: func(m *serviceResourceModel) { m.Name, m.Paused = types.StringValue("new"), types.BoolValue(true) },
+			want: []serviceAction{{Kind: actionRename, Name: "new"}, {Kind: actionStop}}},
 		{name: "everything at once, in order", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
 			plan: func(m *serviceResourceModel) {
 				m.VpcID = types.StringValue("v2")

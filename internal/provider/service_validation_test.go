@@ -21,8 +21,8 @@ resource "dbcloud_service" "test" {
 	cases := []struct {
 		name, body, want string
 	}{
-		{"empty name", `name = ""`, "Attribute name string length must be between 1 and 128, got: 0"},
-		{"long name", `name = "` + strings.Repeat("n", 129) + `"`, "Attribute name string length must be between 1 and 128, got: 129"},
+		{"empty name", `name = ""`, "Attribute name UTF-8 character count must be between 1 and 128, got: 0"},
+		{"long name", `name = "` + strings.Repeat("n", 129) + `"`, "Attribute name UTF-8 character count must be between 1 and 128, got: 129"},
 		{"unknown addon", `name = "x"
   addons = ["graph"]`, `Attribute addons[Value("graph")] value must be one of`},
 		{"cpu without memory", `name = "x"
@@ -41,7 +41,7 @@ resource "dbcloud_service" "test" {
   ha_replicas = -1`, "Attribute ha_replicas value must be at least 0, got: -1"},
 		{"sync above ha", `name = "x"
   ha_replicas = 1
-  sync_replicas = 2`, "sync_replicas (2) must not exceed ha_replicas (1)"},
+  sync_replicas = 2`, "value must be at most sum of ha_replicas"},
 		{"fork strategy", `name = "x"
   fork {
     source_service_id = "abcdefghij"
@@ -74,7 +74,13 @@ resource "dbcloud_service" "test" {
 		{"password_wo_version without password_wo", `name = "x"
   password_wo_version = 1`, `Attribute "password_wo" must be specified when "password_wo_version" is specified`},
 		{"empty vpc_id", `name = "x"
-  vpc_id = ""`, "Attribute vpc_id string length must be at least 1, got: 0"},
+  vpc_id = ""`, "Attribute vpc_id must be a VPC id: a decimal string such as 1234567890"},
+		// Issue 11 point 4: what the API would reject after the service exists fails at plan.
+		{"sync_replicas without ha_replicas", `name = "x"
+  sync_replicas = 1`, `Attribute "ha_replicas" must be specified when "sync_replicas" is specified`},
+		{"vpc_id not decimal", `name = "x"
+  vpc_id = "vpc-abc"`, "Attribute vpc_id must be a VPC id: a decimal string such as 1234567890"},
+		{"129 non-ASCII characters", `name = "` + strings.Repeat("é", 129) + `"`, "UTF-8 character count must be between 1 and 128, got: 129"},
 	}
 	steps := make([]resource.TestStep, 0, len(cases)+1)
 	for _, c := range cases {

@@ -4,7 +4,7 @@ data "dbcloud_services" "all" {}
 # Only the TimescaleDB services that are ready. Filters match exactly; leave one
 # out to not filter on it.
 data "dbcloud_services" "ready_timeseries" {
-  service_type = "TIMESERIESDB"
+  service_type = "TIMESCALEDB"
   status       = "READY"
 }
 

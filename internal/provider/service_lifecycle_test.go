@@ -1,0 +1,532 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// Life cycle of dbcloud_service on the live API: rename in place, pause and resume, resize as digit
+// strings, optional arguments removed from the configuration, state of the previous release, and a
+// 403 explained.
+
+// svcCalls checks how often the emulator saw an operation.
+func svcCalls(srv *emulator.Server, operationID string, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if got := srv.Calls(operationID); got != want {
+			return fmt.Errorf("emulator saw %d %s calls, want %d", got, operationID, want)
+		}
+		return nil
+	}
+}
+
+// svcEmuStatus checks the service's status in the emulator.
+func svcEmuStatus(srv *emulator.Server, id *string, want api.ServiceStatus) resource.TestCheckFunc {
+	return svcInEmulator(srv, id, func(s api.Service) error {
+		if deref(s.Status) != want {
+			return fmt.Errorf("emulator status %s, want %s", deref(s.Status), want)
+		}
+		return nil
+	})
+}
+
+// Issue 10 point 2: a new name is a rename in place: same id, plan says update, the emulator saw one
+// rename call and no second create.
+func TestAccService_renameInPlace(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	cfg := func(name string) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name = %q
+}
+`, name)
+	}
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg("before"), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
+		resource.TestStep{
+			Config:           cfg("after-ünïcode"),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "name", "after-ünïcode"),
+				svcInEmulator(srv, &id, func(s api.Service) error {
+					if deref(s.Name) != "after-ünïcode" {
+						return fmt.Errorf("emulator name %q", deref(s.Name))
+					}
+					return nil
+				}),
+				svcCalls(srv, "renameService", 1),
+				svcCalls(srv, "createService", 1),
+				svcCalls(srv, "deleteService", 0),
+			),
+		},
+	))
+}
+
+// Issue 10 point 3: pause and resume, and each case: create paused, resume, pause, a change while
+// paused (plan error), a change with paused = false in the same plan (start first), drift (paused
+// behind Terraform's back shows a diff back to paused = false), import of a paused service, delete
+// of a paused service (the final destroy).
+func TestAccService_pauseResume(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	cfg := func(extra string) string {
+		return providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "pausable"
+` + extra + `
+}
+`
+	}
+	update := emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate))
+	resource.ParallelTest(t, testCase(t, srv,
+		// Create paused: create, wait READY, stop, wait PAUSED.
+		resource.TestStep{
+			Config:           cfg(`paused = true`),
+			ConfigPlanChecks: emptyPlanAfterApply(),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcCaptureID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "paused", "true"),
+				resource.TestCheckResourceAttr(addr, "status", "PAUSED"),
+				svcEmuStatus(srv, &id, api.PAUSED),
+				svcCalls(srv, "stopService", 1),
+			),
+		},
+		// Import of a paused service: paused = true in state.
+		resource.TestStep{
+			ResourceName: addr, ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"initial_password", "timeouts"},
+		},
+		// A change that needs a running service while it stays paused: a plan error that says what to do.
+		resource.TestStep{
+			Config: cfg(`paused = true
+  cpu_millis = 2000
+  memory_gbs = 8`),
+			PlanOnly:    true,
+			ExpectError: words("Service is paused", "changing cpu_millis/memory_gbs needs it running", "Set paused = false"),
+		},
+		// The same with paused removed from the configuration: removed keeps it paused, so the same error.
+		resource.TestStep{
+			Config:      cfg(`environment = "PROD"`),
+			PlanOnly:    true,
+			ExpectError: words("Service is paused", "changing environment needs it running", "Set paused = false"),
+		},
+		// Resume and resize in one plan: start first, then the resize.
+		resource.TestStep{
+			Config: cfg(`paused = false
+  cpu_millis = 2000
+  memory_gbs = 8`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "paused", "false"),
+				resource.TestCheckResourceAttr(addr, "status", "READY"),
+				resource.TestCheckResourceAttr(addr, "cpu_millis", "2000"),
+				svcEmuStatus(srv, &id, api.READY),
+				svcCalls(srv, "startService", 1),
+				svcCalls(srv, "resizeService", 1),
+			),
+		},
+		// Pause again.
+		resource.TestStep{
+			Config:           cfg(`paused = true`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.PAUSED), svcCalls(srv, "stopService", 2)),
+		},
+		// Resume.
+		resource.TestStep{
+			Config:           cfg(`paused = false`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.READY), svcCalls(srv, "startService", 2)),
+		},
+		// Drift: paused behind Terraform's back; the configuration says paused = false: the plan starts it.
+		resource.TestStep{
+			PreConfig:        func() { srv.PauseService(testProjectID, id) },
+			Config:           cfg(`paused = false`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.READY), svcCalls(srv, "startService", 3),
+				resource.TestCheckResourceAttr(addr, "status", "READY")),
+		},
+		// Delete of a paused service: paused behind the back again, then the test's destroy removes it
+		// (CheckDestroy verifies it is gone).
+		resource.TestStep{
+			PreConfig:        func() { srv.PauseService(testProjectID, id) },
+			Config:           cfg(``),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectEmptyPlan()),
+			Check:            resource.TestCheckResourceAttr(addr, "paused", "true"),
+		},
+	))
+}
+
+// Issue 10 point 2: a resize reaches the server as digit strings (the live API answers integers 400).
+func TestAccService_resizeDigitStrings(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	cfg := func(cpu, mem int) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name       = "resized"
+  cpu_millis = %d
+  memory_gbs = %d
+}
+`, cpu, mem)
+	}
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg(1000, 4), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
+		resource.TestStep{
+			Config:           cfg(4000, 16),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				func(*terraform.State) error {
+					var bodies []string
+					for _, r := range srv.Requests() {
+						if r.OperationID == "resizeService" {
+							bodies = append(bodies, string(r.Body))
+						}
+					}
+					if len(bodies) != 1 {
+						return fmt.Errorf("%d resize calls, want 1", len(bodies))
+					}
+					if !strings.Contains(bodies[0], `"cpu_millis":"4000"`) || !strings.Contains(bodies[0], `"memory_gbs":"16"`) {
+						return fmt.Errorf("resize body %s: want digit strings", bodies[0])
+					}
+					return nil
+				},
+				svcInEmulator(srv, &id, func(s api.Service) error {
+					if cpu, mem := svcEmuSize(s); cpu != 4000 || mem != 16 {
+						return fmt.Errorf("emulator size %d/%d, want 4000/16", cpu, mem)
+					}
+					return nil
+				}),
+			),
+		},
+	))
+}
+
+// Issue 13 point 1: removing any optional argument from the configuration changes and replaces
+// nothing (the service keeps what it has). deletion_protection is the documented exception: it is a
+// Terraform-only switch, and removing it sets it back to false (an update of state alone).
+func TestAccService_removeOptionalArgument(t *testing.T) {
+	// vpc_id (absence means "not attached"), password (state only; the server keeps the password) and
+	// timeouts are the documented exceptions; deletion_protection has its own test below.
+	cases := []struct{ attr, set string }{
+		{"addons", `addons = ["time-series"]`},
+		{"addons both", `addons = ["time-series", "ai"]`},
+		{"region_code", `region_code = "eu-west-1"`},
+		{"cpu_millis/memory_gbs", "cpu_millis = 2000\n  memory_gbs = 8"},
+		{"environment", `environment = "PROD"`},
+		{"ha_replicas/sync_replicas", "ha_replicas = 2\n  sync_replicas = 1"},
+		{"connection_pooler_enabled", `connection_pooler_enabled = true`},
+		{"paused", `paused = true`},
+		{"paused false", `paused = false`},
+		{"deletion_protection false", `deletion_protection = false`},
+	}
+	for _, c := range cases {
+		t.Run(c.attr, func(t *testing.T) {
+			srv := newTestEmulator(t)
+			const addr = "dbcloud_service.test"
+			var id string
+			cfg := func(body string) string {
+				return providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "keep"
+  ` + body + `
+}
+`
+			}
+			resource.ParallelTest(t, testCase(t, srv,
+				resource.TestStep{Config: cfg(c.set), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
+				resource.TestStep{
+					Config:           cfg(""),
+					ConfigPlanChecks: svcPlanChecks(plancheck.ExpectEmptyPlan()),
+					Check:            svcSameID(addr, &id),
+				},
+			))
+		})
+	}
+}
+
+// deletion_protection is Terraform-only: removing it from the configuration sets it back to false, an
+// update of state alone (no API call, no replacement).
+func TestAccService_removeDeletionProtection(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name                = "dp"
+  deletion_protection = true
+}
+`, ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id),
+		},
+		resource.TestStep{
+			PreConfig: srv.ResetRequests,
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "dp"
+}
+`,
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check: resource.ComposeAggregateTestCheckFunc(svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "deletion_protection", "false"),
+				func(*terraform.State) error {
+					for _, r := range srv.Requests() {
+						if r.Method != "GET" {
+							return fmt.Errorf("unexpected %s %s: removing deletion_protection must not call the API", r.Method, r.Path)
+						}
+					}
+					return nil
+				}),
+		},
+	))
+}
+
+// Issue 10: state from the previous release keeps working. The schema version is unchanged (0): every
+// attribute kept its type, `name` and `paused` only lost RequiresReplace / gained Optional, and
+// `addons` / `connection_pooler_enabled` lost their schema default (their state values are the same).
+// So the test is: a state written with the previous release's configuration shape (every optional
+// argument absent, as most configurations are; and one with every argument set) plans empty with the
+// new schema, and the same after an import (state written from the API alone).
+func TestAccService_upgradeNoDiff(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	minimal := providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "old"
+}
+`
+	full := providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name                      = "old"
+  addons                    = []
+  region_code               = "us-east-1"
+  cpu_millis                = 1000
+  memory_gbs                = 4
+  environment               = "DEV"
+  ha_replicas               = 1
+  sync_replicas             = 0
+  connection_pooler_enabled = false
+  deletion_protection       = false
+}
+`
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: minimal, ConfigPlanChecks: svcEmptyPlan},
+		resource.TestStep{Config: minimal, PlanOnly: true}, // PlanOnly fails on a non-empty plan
+		resource.TestStep{Config: full, ConfigPlanChecks: svcEmptyPlan},
+		resource.TestStep{Config: full, PlanOnly: true}, // PlanOnly fails on a non-empty plan
+		resource.TestStep{
+			ResourceName: addr, ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"initial_password", "timeouts"},
+		},
+	))
+}
+
+// Issue 10 point 7: a project the credentials may not use is named, with the projects they may use,
+// when an API call answers 403 (no extra request on every plan: the projects are listed only then).
+func TestAccService_forbiddenProject(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Projects = []string{testProjectID, "tp2project0"} })
+	cfg := fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  access_key = %q
+  secret_key = %q
+  project_id = "wrongproj1"
+}
+resource "dbcloud_service" "test" {
+  name = "nope"
+}
+`, srv.URL, testAccessKey, testSecretKey)
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config:      cfg,
+			ExpectError: words("project_id wrongproj1 is not one the credentials may use (projects you may use: tp1project0, tp2project0)"),
+		},
+	))
+	if n := srv.Calls("listProjects"); n != 1 {
+		t.Errorf("listProjects called %d times, want 1 (only in the error path)", n)
+	}
+}
+
+// Issue 11 point 5: stuck and failing states of a service.
+func TestAccService_stuckAndUnstable(t *testing.T) {
+	t.Run("stuck CONFIGURING past the create timeout", func(t *testing.T) {
+		srv := newTestEmulator(t)
+		var stuck string
+		resource.ParallelTest(t, testCase(t, srv,
+			resource.TestStep{
+				PreConfig: func() {
+					go func() { // as soon as the service exists, keep it CONFIGURING
+						for i := 0; i < 2000; i++ {
+							if svcs := srv.Services(testProjectID); len(svcs) == 1 {
+								stuck = deref(svcs[0].ServiceID)
+								srv.SetServiceStatus(testProjectID, stuck, api.CONFIGURING)
+								return
+							}
+							time.Sleep(2 * time.Millisecond)
+						}
+					}()
+				},
+				Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "stuck"
+  timeouts {
+    create = "3s"
+  }
+}
+`,
+				ExpectError: words("Service created but did not become READY", "timed out after", "waiting for service", "to become READY", "last status CONFIGURING"),
+			},
+			resource.TestStep{
+				// The id stayed in state (tainted): unstick it; the next apply replaces it.
+				PreConfig:          func() { srv.SetServiceStatus(testProjectID, stuck, api.READY) },
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true, // tainted: the next apply replaces it (documented)
+				Check: func(s *terraform.State) error {
+					got, err := netTestAttr(s, "dbcloud_service.test", "id")
+					if err != nil || got != stuck {
+						return fmt.Errorf("id in state %q (%v), want the stuck service %s", got, err, stuck)
+					}
+					return nil
+				},
+			},
+		))
+	})
+	t.Run("UNSTABLE that recovers while an update waits", func(t *testing.T) {
+		srv := newTestEmulator(t)
+		const addr = "dbcloud_service.test"
+		var id string
+		cfg := func(cpu, mem int) string {
+			return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name       = "wobbly"
+  cpu_millis = %d
+  memory_gbs = %d
+}
+`, cpu, mem)
+		}
+		resource.ParallelTest(t, testCase(t, srv,
+			resource.TestStep{Config: cfg(1000, 4), Check: svcCaptureID(addr, &id)},
+			resource.TestStep{
+				PreConfig:        func() { srv.SetServiceStatusFor(testProjectID, id, api.UNSTABLE, 1500*time.Millisecond, api.READY) },
+				Config:           cfg(2000, 8),
+				ConfigPlanChecks: svcEmptyPlan,
+				Check:            resource.ComposeAggregateTestCheckFunc(svcSameID(addr, &id), resource.TestCheckResourceAttr(addr, "status", "READY")),
+			},
+		))
+	})
+	t.Run("UNSTABLE that does not recover", func(t *testing.T) {
+		srv := newTestEmulator(t)
+		const addr = "dbcloud_service.test"
+		var id string
+		cfg := func(cpu, mem int) string {
+			return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name       = "broken"
+  cpu_millis = %d
+  memory_gbs = %d
+  timeouts {
+    update = "2s"
+  }
+}
+`, cpu, mem)
+		}
+		resource.ParallelTest(t, testCase(t, srv,
+			resource.TestStep{Config: cfg(1000, 4), Check: svcCaptureID(addr, &id)},
+			resource.TestStep{
+				PreConfig:   func() { srv.SetServiceStatus(testProjectID, id, api.UNSTABLE) },
+				Config:      cfg(2000, 8),
+				ExpectError: words("timed out after", "waiting for service", "to become READY", "last status UNSTABLE"),
+			},
+			resource.TestStep{
+				PreConfig: func() { srv.SetServiceStatus(testProjectID, id, api.READY) },
+				Config:    cfg(1000, 4),
+			},
+		))
+	})
+	t.Run("paused behind Terraform's back while an update waits", func(t *testing.T) {
+		srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ServiceConfiguring = 2 * time.Second })
+		const addr = "dbcloud_service.test"
+		var id string
+		cfg := func(cpu, mem int) string {
+			return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name       = "pausedaway"
+  cpu_millis = %d
+  memory_gbs = %d
+}
+`, cpu, mem)
+		}
+		resource.ParallelTest(t, testCase(t, srv,
+			resource.TestStep{Config: cfg(1000, 4), Check: svcCaptureID(addr, &id)},
+			resource.TestStep{
+				PreConfig: func() {
+					go func() { // pause it once the resize is under way
+						for i := 0; i < 6000; i++ {
+							if s, ok := srv.Service(testProjectID, id); ok && deref(s.Status) == api.CONFIGURING {
+								srv.PauseService(testProjectID, id)
+								return
+							}
+							time.Sleep(5 * time.Millisecond)
+						}
+					}()
+				},
+				Config:      cfg(2000, 8),
+				ExpectError: words("is PAUSED: it was paused outside Terraform", "Set paused = false"),
+			},
+			resource.TestStep{
+				Config:           strings.Replace(cfg(2000, 8), `name       = "pausedaway"`, "name = \"pausedaway\"\n  paused = false", 1),
+				ConfigPlanChecks: svcEmptyPlan,
+				Check:            svcEmuStatus(srv, &id, api.READY),
+			},
+		))
+	})
+}
+
+// Issue 10 point 5: a shared-size service has no cpu/memory numbers: they are null, and a configuration
+// that does not set them plans nothing.
+func TestAccService_sharedSizeNull(t *testing.T) {
+	srv := newTestEmulator(t)
+	c := testClient(t, srv)
+	svc, err := c.CreateService(t.Context(), api.ServiceCreate{Name: "shared", Addons: &[]api.Addon{}, CPUMillis: ptr("shared"), MemoryGbs: ptr("shared")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := deref(svc.ServiceID)
+	netTestWaitService(t, srv, id, api.READY)
+	const addr = "dbcloud_service.test"
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(`
+import {
+  to = dbcloud_service.test
+  id = %q
+}
+resource "dbcloud_service" "test" {
+  name = "shared"
+}
+`, id),
+			ConfigPlanChecks: svcEmptyPlan,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckNoResourceAttr(addr, "cpu_millis"),
+				resource.TestCheckNoResourceAttr(addr, "memory_gbs"),
+			),
+		},
+	))
+}
