@@ -346,32 +346,11 @@ func splitImportID(id string, names ...string) ([]string, error) {
 
 // ---- conversions from the API's optional fields ----
 
-func stringValue(p *string) types.String {
-	if p == nil {
-		return types.StringNull()
-	}
-	return types.StringValue(*p)
-}
-
 func int64Value(p *int) types.Int64 {
 	if p == nil {
 		return types.Int64Null()
 	}
 	return types.Int64Value(int64(*p))
-}
-
-func int64FromFloat(p *int) types.Int64 {
-	if p == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(*p))
-}
-
-func boolValue(p *bool) types.Bool {
-	if p == nil {
-		return types.BoolNull()
-	}
-	return types.BoolValue(*p)
 }
 
 func deref[T any](p *T) T {

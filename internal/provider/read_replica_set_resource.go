@@ -353,8 +353,8 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		changed = true
 		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
 		resized := func(rs *api.ReadReplicaSet) bool {
-			return int64FromFloat(rs.CPUMillis).ValueInt64() == int64(cpu) &&
-				int64FromFloat(rs.MemoryGbs).ValueInt64() == int64(mem)
+			return int64Value(rs.CPUMillis).ValueInt64() == int64(cpu) &&
+				int64Value(rs.MemoryGbs).ValueInt64() == int64(mem)
 		}
 		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
 		err := retryWhileBusy(ctx, r.pd, busyCall{What: what,
@@ -462,10 +462,10 @@ func (m *readReplicaSetModel) applyRecord(rs *api.ReadReplicaSet) {
 		m.Nodes = int64Value(rs.Nodes)
 	}
 	if rs.CPUMillis != nil {
-		m.CPUMillis = int64FromFloat(rs.CPUMillis)
+		m.CPUMillis = int64Value(rs.CPUMillis)
 	}
 	if rs.MemoryGbs != nil {
-		m.MemoryGbs = int64FromFloat(rs.MemoryGbs)
+		m.MemoryGbs = int64Value(rs.MemoryGbs)
 	}
 	if env := replicaSetEnvironment(rs); env != "" {
 		m.Environment = types.StringValue(env)
@@ -691,7 +691,7 @@ func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, 
 					"(nodes %d, cpu_millis %d, memory_gbs %d; statuses seen while waiting %s: %s, over %s). "+
 					"Status error is terminal: Terraform keeps the set as tainted and the next apply deletes and re-creates it; "+
 					"if it fails again, try another size or contact support with the set id",
-				name, id, serviceID, st, deref(rs.Nodes), int64FromFloat(rs.CPUMillis).ValueInt64(), int64FromFloat(rs.MemoryGbs).ValueInt64(),
+				name, id, serviceID, st, deref(rs.Nodes), int64Value(rs.CPUMillis).ValueInt64(), int64Value(rs.MemoryGbs).ValueInt64(),
 				purpose, strings.Join(story, " -> "), time.Since(start).Round(time.Second)))
 		case st == api.ReplicaSetStatusDeleting:
 			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(

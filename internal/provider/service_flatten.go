@@ -78,8 +78,8 @@ func flattenService(svc *api.Service) serviceFields {
 	f.Addons = serviceAddonsSet(addonsForServiceType(f.ServiceType.ValueString()))
 	if svc.Resources != nil && len(*svc.Resources) > 0 && (*svc.Resources)[0].Spec != nil {
 		spec := (*svc.Resources)[0].Spec
-		f.CPUMillis = int64FromFloat(spec.CPUMillis)
-		f.MemoryGbs = int64FromFloat(spec.MemoryGbs)
+		f.CPUMillis = int64Value(spec.CPUMillis)
+		f.MemoryGbs = int64Value(spec.MemoryGbs)
 		f.VolumeType = types.StringPointerValue(spec.VolumeType)
 	}
 	if svc.Metadata != nil {

@@ -126,7 +126,8 @@ resource "dbcloud_service" "test" {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		t.Logf("the interrupted terraform apply exited: %v", err)
 	case <-time.After(2 * time.Minute):
 		_ = cmd.Process.Kill()
 		t.Fatalf("terraform did not stop after the interrupt:\n%s", out)

@@ -401,7 +401,7 @@ resource "dbcloud_service" "test" {
 				Check: func(s *terraform.State) error {
 					got, err := netTestAttr(s, "dbcloud_service.test", "id")
 					if err != nil || got != stuck {
-						return fmt.Errorf("id in state %q (%v), want the stuck service %s", got, err, stuck)
+						return fmt.Errorf("id in state %q (%w), want the stuck service %s", got, err, stuck)
 					}
 					return nil
 				},
