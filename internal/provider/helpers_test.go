@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 )
 
 // Shared helpers of the acceptance tests: the emulator and provider set-up, the Exists / Destroyed /
@@ -434,4 +435,11 @@ func emptyPlanAfterApply(pre ...plancheck.PlanCheck) resource.ConfigPlanChecks {
 		PreApply:             pre,
 		PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 	}
+}
+
+// needsWriteOnly skips a test case that sets write-only arguments (password_wo) on a CLI that has none:
+// Terraform and OpenTofu before 1.11 refuse any configuration that sets one.
+func needsWriteOnly(tc resource.TestCase) resource.TestCase {
+	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, tfversion.SkipBelow(tfversion.Version1_11_0))
+	return tc
 }

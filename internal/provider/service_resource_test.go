@@ -117,7 +117,7 @@ resource "dbcloud_service" "wo" {
   password_wo_version = 1
 }
 `, vpcID)
-	resource.ParallelTest(t, testCase(t, srv,
+	resource.ParallelTest(t, needsWriteOnly(testCase(t, srv,
 		resource.TestStep{
 			Config:           cfg,
 			ConfigPlanChecks: svcEmptyPlan,
@@ -188,7 +188,7 @@ resource "dbcloud_service" "wo" {
 			ResourceName: "dbcloud_service.wo", ImportState: true, ImportStateVerify: true,
 			ImportStateVerifyIgnore: []string{"password_wo_version", "initial_password"},
 		},
-	))
+	)))
 }
 
 type svcInPlaceParams struct {
@@ -255,7 +255,7 @@ func TestAccService_inPlaceUpdates(t *testing.T) {
 		return resource.TestStep{Config: p.config(srv), ConfigPlanChecks: checks, Check: check}
 	}
 
-	resource.ParallelTest(t, testCase(t, srv,
+	resource.ParallelTest(t, needsWriteOnly(testCase(t, srv,
 		resource.TestStep{
 			Config:           p.config(srv),
 			ConfigPlanChecks: svcEmptyPlan,
@@ -387,7 +387,7 @@ func TestAccService_inPlaceUpdates(t *testing.T) {
 				}
 				return nil
 			})),
-	))
+	)))
 }
 
 // region, addons and fork changes replace the service; a name change is a rename in place.
