@@ -2,11 +2,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/provider"
 )
@@ -23,10 +23,15 @@ func main() {
 
 	quietUnobservedLogs()               // no TF_LOG*: no JSON log lines that Terraform would discard (logs.go)
 	stopBenchHooks := startBenchHooks() // DBCLOUD_CPUPROFILE / DBCLOUD_RUSAGE (profile.go): off by default
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: "registry.terraform.io/dbcloud/dbcloud",
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	// The framework's server with the provider's per-resource shortcuts (internal/provider/fastpath.go).
+	server, err := provider.NewProtocol6(version)()
+	if err == nil {
+		err = tf6server.Serve("registry.terraform.io/dbcloud/dbcloud", func() tfprotov6.ProviderServer { return server }, opts...)
+	}
 	stopBenchHooks()
 	if err != nil {
 		log.Fatal(err.Error())

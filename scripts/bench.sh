@@ -80,13 +80,18 @@ tf() {
 	(cd "$dir" && "$TERRAFORM" "$@" -no-color -input=false >>"$dir/out.log" 2>&1)
 }
 
-# timed VAR DIR ARGS...: runs terraform in DIR and sets VAR to the wall time in seconds.
+# timed VAR DIR ARGS...: runs terraform in DIR and sets VAR to the wall time in seconds; $work/cpu
+# then holds the CPU milliseconds of terraform and every provider process it started.
 timed() {
 	local __var="$1" dir="$2"
 	shift 2
 	local t0 t1
 	t0=$(date +%s.%N)
-	tf "$dir" "$@" || die "terraform $* failed in $dir: see the tail below$(printf '\n')$(tail -n 30 "$dir/out.log")"
+	(
+		tf "$dir" "$@" || exit
+		times | awk 'NR == 2 { printf "%d\n", (ms($1) + ms($2)) }
+			function ms(t) { split(t, a, /[ms]/); return (a[1] * 60 + a[2]) * 1000 }' >"$work/cpu"
+	) || die "terraform $* failed in $dir: see the tail below$(printf '\n')$(tail -n 30 "$dir/out.log")"
 	t1=$(date +%s.%N)
 	printf -v "$__var" '%s' "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
 }
@@ -137,13 +142,15 @@ timed t_setup "$svc" apply -auto-approve -parallelism="$PAR"
 timed t_setup_data "$data" apply -auto-approve
 log "  created $N services in ${t_setup}s (instant API)"
 
-p_svc=() p_data=() p_ratio=() p_norefresh=() p_cpu=() p_cpu_nr=() p_rss=() p_req=()
+p_svc=() p_data=() p_ratio=() p_norefresh=() p_cpu=() p_cpu_nr=() p_rss=() p_req=() p_tfcpu=() p_tfcpu_data=()
 for r in $(seq "$RUNS"); do
 	ru="$work/rusage-$r"
 	before=$(requests)
 	DBCLOUD_RUSAGE="$ru" timed t "$svc" plan -parallelism="$PAR"
 	after=$(requests)
+	all_cpu=$(cat "$work/cpu")
 	timed td "$data" plan -parallelism="$PAR"
+	data_cpu=$(cat "$work/cpu")
 	DBCLOUD_RUSAGE="$ru-nr" timed tn "$svc" plan -refresh=false -parallelism="$PAR"
 	read -r cpu rss <<<"$(rusage_sum "$ru")"
 	read -r cpu_nr _ <<<"$(rusage_sum "$ru-nr")"
@@ -152,6 +159,8 @@ for r in $(seq "$RUNS"); do
 	p_cpu+=("$(awk -v c="$cpu" -v n="$N" 'BEGIN { printf "%.2f", c / n }')")
 	p_cpu_nr+=("$(awk -v c="$cpu_nr" -v n="$N" 'BEGIN { printf "%.2f", c / n }')")
 	p_rss+=("$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')")
+	p_tfcpu+=("$(awk -v a="$all_cpu" -v c="$cpu" -v n="$N" 'BEGIN { printf "%.2f", (a - c) / n }')")
+	p_tfcpu_data+=("$(awk -v a="$data_cpu" -v n="$N" 'BEGIN { printf "%.2f", a / n }')")
 	p_req+=("$(awk -v a="$before" -v b="$after" -v n="$N" 'BEGIN { printf "%.3f", (b - a) / n }')")
 	log "  run $r: plan ${t}s, terraform_data ${td}s, -refresh=false ${tn}s, provider CPU ${cpu} ms, peak RSS ${rss} KiB, requests $((after - before))"
 done
@@ -242,6 +251,8 @@ Times are wall-clock seconds on a machine shared with other work, so compare rat
 | the services plan with \`-refresh=false\` (no API call) | $(stat "${p_norefresh[@]}") s | | |
 | provider CPU per resource during the plan | $(stat "${p_cpu[@]}") ms | <= 2 ms | $(verdict "$cpu_m" 2) |
 | provider CPU per resource, \`-refresh=false\` | $(stat "${p_cpu_nr[@]}") ms | | |
+| Terraform's own CPU per resource in the services plan (all CPU minus the provider's) | $(stat "${p_tfcpu[@]}") ms | | |
+| Terraform's own CPU per resource in the \`terraform_data\` plan | $(stat "${p_tfcpu_data[@]}") ms | | |
 | API requests per resource during the plan | $(stat "${p_req[@]}") | <= 1 | $(verdict "$req_m" 1) |
 | provider peak RSS during the plan (largest process) | $(stat "${p_rss[@]}") MiB | <= 100 MiB | $(verdict "$rss_m" 100) |
 | ${FLEET} services, \`-parallelism=${PAR}\`, D = ${D} s | $(stat "${a_fleet[@]}") s | <= ${apply_target} s (ideal $((waves * D)) s) | $(verdict "$apply_m" "$apply_target") |

@@ -17,7 +17,8 @@ import (
 //     service stays CONFIGURING until Ready reports that a login with its password works
 //     (services.go: scheduleProvisioning).
 //   - OnPassword on updatePassword, before the call is answered (services.go: UpdatePassword).
-//   - OnDelete when deletion starts (services.go: DeleteService).
+//   - OnDelete when deletion starts (services.go: DeleteService). It may return before the database
+//     is dropped: the service stays DELETED (GET answers it) until Deleted reports the drop over.
 //   - OnPause when a stop (pause) starts and OnResume when a start (resume) starts: the
 //     StopService and StartService handlers call them where they set PAUSING and RESUMING.
 //
@@ -32,6 +33,7 @@ type DatabaseBackend interface {
 	OnResume(serviceID string) error
 	OnDelete(serviceID string) error
 	Ready(serviceID, password string) bool
+	Deleted(serviceID string) bool
 }
 
 func backendError(op string, err error) *apiError {
@@ -102,6 +104,11 @@ func (e *Emulator) dbResume(s *serviceRec) *apiError {
 		return backendError("start", err)
 	}
 	return nil
+}
+
+// dbDeleted reports whether the service may be gone: always without a backend.
+func (e *Emulator) dbDeleted(s *serviceRec) bool {
+	return e.db == nil || e.db.Deleted(s.id())
 }
 
 // dbDelete drops the service's database; a failure is only logged.

@@ -18,6 +18,7 @@ type fakeDB struct {
 	calls     []string
 	passwords map[string]string
 	ready     bool // Ready answers true only once this is set
+	dropping  bool // Deleted answers false while this is set
 	fail      error
 }
 
@@ -62,6 +63,11 @@ func (f *fakeDB) OnPassword(id, pw string) error {
 func (f *fakeDB) OnPause(id string) error  { f.record("pause %s", id); return nil }
 func (f *fakeDB) OnResume(id string) error { f.record("resume %s", id); return nil }
 func (f *fakeDB) OnDelete(id string) error { f.record("delete %s", id); return nil }
+func (f *fakeDB) Deleted(string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.dropping
+}
 
 func (f *fakeDB) Ready(id, pw string) bool {
 	f.mu.Lock()
@@ -137,10 +143,21 @@ func TestDatabaseBackendHooks(t *testing.T) {
 		t.Fatalf("pause/resume: %v %v", errPause, errResume)
 	}
 
-	// Delete.
+	// Delete: answered at once; the service is gone only once the backend's drop is over.
+	db.mu.Lock()
+	db.dropping = true
+	db.mu.Unlock()
 	del, err := e.c.DeleteServiceWithResponse(e.ctx, testProject, forkID)
 	if err != nil || del.StatusCode() != http.StatusAccepted {
 		t.Fatalf("delete: %v %v", del.StatusCode(), err)
+	}
+	clk.Advance(time.Hour)
+	e.mustStatus(forkID, api.DELETED)
+	db.mu.Lock()
+	db.dropping = false
+	db.mu.Unlock()
+	if got, err := e.c.GetServiceWithResponse(e.ctx, testProject, forkID); err != nil || got.StatusCode() != http.StatusNotFound {
+		t.Fatalf("after the drop: %v %v, want 404", got.StatusCode(), err)
 	}
 	want := []string{
 		"create " + id + " ts=true",

@@ -206,7 +206,7 @@ func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectI
 		deleted := now.Add(h.e.timing.ServiceDeleting)
 		s.steps = []step{
 			{at: deleted, do: func() { s.setStatus(api.DELETED) }},
-			{at: deleted.Add(h.e.timing.ServiceDeleted), do: func() { s.gone = true }},
+			{at: deleted.Add(h.e.timing.ServiceDeleted), do: func() { s.gone = true }, wait: func() bool { return h.e.dbDeleted(s) }},
 		}
 		s.log(now, "LOG", "received fast shutdown request: the service is being deleted")
 		return http.StatusAccepted, nil, nil

@@ -11,7 +11,6 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -39,8 +38,14 @@ var testRetry = &api.RetryPolicy{MaxRetries: 4, WaitMin: 10 * time.Millisecond, 
 // testProviderFactories serve the provider in-process to the real terraform binary.
 func testProviderFactories() map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"dbcloud": providerserver.NewProtocol6WithError(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})()),
+		"dbcloud": testProviderServer,
 	}
+}
+
+// testProviderServer is the provider's protocol server as main.go serves it (shortcuts included),
+// with the tests' fast backoff and retries.
+func testProviderServer() (tfprotov6.ProviderServer, error) {
+	return protocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})(), planShortcuts)()
 }
 
 // newTestEmulator starts an emulator with fast transitions for one test; mods can change its options.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
@@ -21,7 +21,11 @@ func serveProviderForTerraform(t *testing.T, addr string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfgCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
-	factory := providerserver.NewProtocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})())
+	server, err := testProviderServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := func() tfprotov6.ProviderServer { return server }
 	serveErr := make(chan error, 1)
 	go func() {
 		serveErr <- tf6server.Serve(addr, factory,

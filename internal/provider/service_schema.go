@@ -173,7 +173,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators: []validator.String{
 					stringvalidator.LengthAtLeast(1),
 					stringvalidator.ConflictsWith(path.MatchRoot("password_wo")),
-					stringvalidator.PreferWriteOnlyAttribute(path.MatchRoot("password_wo")),
+					preferWriteOnly(path.MatchRoot("password_wo")),
 				},
 			},
 			"password_wo": schema.StringAttribute{

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
@@ -103,4 +104,21 @@ func (rfc3339StringValidator) ValidateString(_ context.Context, req validator.St
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid RFC 3339 timestamp",
 			fmt.Sprintf("Attribute %s must be an RFC 3339 timestamp such as 2025-01-31T12:00:00Z, got %q: %v", req.Path, s, err))
 	}
+}
+
+// preferWriteOnly is stringvalidator.PreferWriteOnlyAttribute(writeOnly) that returns at once when
+// the value is null or unknown: the library's validator matches paths in the configuration before it
+// looks at the value, which cost every plan a schema walk per resource for an argument that is
+// rarely set.
+func preferWriteOnly(writeOnly path.Expression) validator.String {
+	return preferWriteOnlyValidator{String: stringvalidator.PreferWriteOnlyAttribute(writeOnly)}
+}
+
+type preferWriteOnlyValidator struct{ validator.String }
+
+func (v preferWriteOnlyValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	v.String.ValidateString(ctx, req, resp)
 }

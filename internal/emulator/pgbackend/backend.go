@@ -16,15 +16,18 @@ const opTimeout = 2 * time.Minute
 // OnCreate and OnFork only queue the creation and answer the cluster's endpoint at once; Ready
 // answers false until the database exists and a login with the password works. Every operation
 // runs in the order of the calls (a fork after its source's creation, a drop after everything
-// queued before it); OnPassword, OnPause, OnResume and OnDelete wait for their own operation, so
-// their effect is visible when the emulator answers.
+// queued before it); OnPassword, OnPause and OnResume wait for their own operation, so their effect
+// is visible when the emulator answers. OnDelete only queues the drop, so that a DELETE is answered
+// at once as the API answers it (a drop forces a checkpoint, and ten of them in a row held every
+// other request for seconds); Deleted reports when it is over.
 type Backend struct {
 	c    *Cluster
 	logf func(format string, args ...any)
 
 	mu       sync.Mutex
-	last     chan struct{}         // closed when the last queued operation is over
-	services map[string]*provision // by service id
+	last     chan struct{}            // closed when the last queued operation is over
+	services map[string]*provision    // by service id
+	drops    map[string]chan struct{} // queued drops by service id, closed when over
 }
 
 // provision is a queued creation (or fork).
@@ -37,7 +40,7 @@ type provision struct {
 func NewBackend(c *Cluster) *Backend {
 	last := make(chan struct{})
 	close(last)
-	return &Backend{c: c, logf: c.logf, last: last, services: map[string]*provision{}}
+	return &Backend{c: c, logf: c.logf, last: last, services: map[string]*provision{}, drops: map[string]chan struct{}{}}
 }
 
 // Cluster is the backend's cluster.
@@ -135,12 +138,36 @@ func (b *Backend) OnReplicaSet(serviceID, password string) (string, int, error) 
 	return b.c.Host(), b.c.Port(), err
 }
 
-// OnDelete drops the service's database and roles; see Drop.
+// OnDelete queues the drop of the service's database and roles (see Drop) and returns at once; a
+// failed drop is logged.
 func (b *Backend) OnDelete(serviceID string) error {
+	done := b.enqueue(func(ctx context.Context) {
+		if err := b.c.Drop(ctx, serviceID); err != nil {
+			b.logf("pgbackend: dropping the database of service %s: %v", serviceID, err)
+		}
+	})
 	b.mu.Lock()
 	delete(b.services, serviceID)
+	b.drops[serviceID] = done
 	b.mu.Unlock()
-	return b.wait(func(ctx context.Context) error { return b.c.Drop(ctx, serviceID) })
+	return nil
+}
+
+// Deleted reports whether the drop queued by OnDelete is over (true when none was queued).
+func (b *Backend) Deleted(serviceID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	done, ok := b.drops[serviceID]
+	if !ok {
+		return true
+	}
+	select {
+	case <-done:
+		delete(b.drops, serviceID)
+		return true
+	default:
+		return false
+	}
 }
 
 // Ready reports whether the service's database exists and a login with password works. It answers
