@@ -18,7 +18,7 @@ import (
 //     (services.go: scheduleProvisioning).
 //   - OnPassword on updatePassword, before the call is answered (services.go: UpdatePassword).
 //   - OnDelete when deletion starts (services.go: DeleteService). It may return before the database
-//     is dropped: the service stays DELETED (GET answers it) until Deleted reports the drop over.
+//     is dropped: the service stays DELETING until Deleted reports the drop over.
 //   - OnPause when a stop (pause) starts and OnResume when a start (resume) starts: the
 //     StopService and StartService handlers call them where they set PAUSING and RESUMING.
 //

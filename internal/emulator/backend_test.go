@@ -152,7 +152,7 @@ func TestDatabaseBackendHooks(t *testing.T) {
 		t.Fatalf("delete: %v %v", del.StatusCode(), err)
 	}
 	clk.Advance(time.Hour)
-	e.mustStatus(forkID, api.DELETED)
+	e.mustStatus(forkID, api.DELETING)
 	db.mu.Lock()
 	db.dropping = false
 	db.mu.Unlock()

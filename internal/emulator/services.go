@@ -205,8 +205,8 @@ func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectI
 		}
 		deleted := now.Add(h.e.timing.ServiceDeleting)
 		s.steps = []step{
-			{at: deleted, do: func() { s.setStatus(api.DELETED) }},
-			{at: deleted.Add(h.e.timing.ServiceDeleted), do: func() { s.gone = true }, wait: func() bool { return h.e.dbDeleted(s) }},
+			{at: deleted, do: func() { s.setStatus(api.DELETED) }, wait: func() bool { return h.e.dbDeleted(s) }},
+			{at: deleted.Add(h.e.timing.ServiceDeleted), do: func() { s.gone = true }},
 		}
 		s.log(now, "LOG", "received fast shutdown request: the service is being deleted")
 		return http.StatusAccepted, nil, nil

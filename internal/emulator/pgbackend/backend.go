@@ -32,8 +32,9 @@ type Backend struct {
 
 // provision is a queued creation (or fork).
 type provision struct {
-	done chan struct{} // closed when it is over
-	err  error         // set before done is closed
+	done     chan struct{} // closed when it is over
+	err      error         // set before done is closed
+	password string        // the password a login was checked with once the database existed ("" if none)
 }
 
 // NewBackend returns the emulator backend of a cluster.
@@ -71,7 +72,7 @@ func (b *Backend) wait(op func(ctx context.Context) error) error {
 }
 
 // provisionAsync queues the creation of a service's database.
-func (b *Backend) provisionAsync(id, what string, create func(ctx context.Context) (Service, error)) error {
+func (b *Backend) provisionAsync(id, what, password string, create func(ctx context.Context) (Service, error)) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
@@ -83,6 +84,9 @@ func (b *Backend) provisionAsync(id, what string, create func(ctx context.Contex
 		defer close(p.done)
 		s, err := create(ctx)
 		p.err = err
+		if err == nil && b.c.Ready(ctx, id, password) {
+			p.password = password // Ready answers from this, without a login under the emulator's lock
+		}
 		switch {
 		case err != nil:
 			b.logf("pgbackend: %s of service %s failed (it stays CONFIGURING): %v", what, id, err)
@@ -95,7 +99,7 @@ func (b *Backend) provisionAsync(id, what string, create func(ctx context.Contex
 
 // OnCreate queues the creation of the service's role and database; see CreateService.
 func (b *Backend) OnCreate(serviceID, password string, timescaleDB bool) (string, int, error) {
-	err := b.provisionAsync(serviceID, "creation", func(ctx context.Context) (Service, error) {
+	err := b.provisionAsync(serviceID, "creation", password, func(ctx context.Context) (Service, error) {
 		return b.c.CreateService(ctx, serviceID, password, ServiceOptions{TimescaleDB: timescaleDB})
 	})
 	return b.c.Host(), b.c.Port(), err
@@ -106,7 +110,7 @@ func (b *Backend) OnFork(sourceID, serviceID, password string) (string, int, err
 	if err := checkID(sourceID); err != nil {
 		return "", 0, err
 	}
-	err := b.provisionAsync(serviceID, "fork", func(ctx context.Context) (Service, error) {
+	err := b.provisionAsync(serviceID, "fork", password, func(ctx context.Context) (Service, error) {
 		return b.c.Fork(ctx, sourceID, serviceID, password)
 	})
 	return b.c.Host(), b.c.Port(), err
@@ -171,7 +175,8 @@ func (b *Backend) Deleted(serviceID string) bool {
 }
 
 // Ready reports whether the service's database exists and a login with password works. It answers
-// at once (false) while the creation is still queued or failed.
+// at once (false) while the creation is still queued or failed, and at once (true) for the password
+// the provisioning logged in with; only a password changed since costs a login here.
 func (b *Backend) Ready(serviceID, password string) bool {
 	b.mu.Lock()
 	p := b.services[serviceID]
@@ -186,6 +191,9 @@ func (b *Backend) Ready(serviceID, password string) bool {
 	}
 	if p.err != nil {
 		return false
+	}
+	if p.password != "" && p.password == password {
+		return true // checked by the provisioning, off the emulator's lock
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
