@@ -18,38 +18,20 @@
 # whatever the checkout path; a rebuild after `rm -rf .tools` takes a minute.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/cli-lib.sh
+source scripts/cli-lib.sh # log, die, cli_reuse, cli_module_dir, cli_copy, cli_build
 
 version="${1:-${TERRAFORM_NEXT_VERSION:-1.14.9}}"
 version="${version#v}"
 module=github.com/hashicorp/terraform
 tools="${TOOLS_DIR:-$PWD/.tools}"
-out_dir="$tools/terraform-$version"
-bin="$out_dir/terraform"
+bin="$tools/terraform-$version/terraform"
+banner="Terraform v$version"
 
-log() { printf '==> %s\n' "$*" >&2; }
-die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
-
-if [[ -x "$bin" && "${FORCE:-}" != 1 ]]; then
-	if "$bin" version 2>/dev/null | grep -q "^Terraform v$version\$"; then
-		log "reusing $bin (FORCE=1 rebuilds)"
-		echo "$bin"
-		exit 0
-	fi
-fi
-
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOFLAGS="${GOFLAGS:-}"
-export CGO_ENABLED=0
-start=$SECONDS
-
-log "go mod download $module@v$version"
-dir="$(go mod download -json "$module@v$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-[[ -n "$dir" && -d "$dir" ]] || die "go mod download gave no directory for $module@v$version"
-
+cli_reuse "$bin" "$banner"
 src="$tools/src/terraform-$version"
-rm -rf "$src"
-mkdir -p "$tools/src"
-cp -R "$dir" "$src"
-chmod -R u+w "$src"
+dir="$(cli_module_dir "$module" "$version")"
+cli_copy "$dir" "$src"
 
 # Local directory replacements of the go.mod: `replace <path> => ./<dir>`.
 stubs=0
@@ -83,15 +65,4 @@ EOF
 done < <(sed -n 's/^replace[[:space:]]\{1,\}\([^[:space:]]\{1,\}\)[[:space:]]\{1,\}=>[[:space:]]\{1,\}\(\.[^[:space:]]*\)[[:space:]]*$/\1 \2/p' "$src/go.mod")
 log "$stubs stand-in modules for local replace directives"
 
-log "go build terraform v$version (a few minutes on a cold build cache)"
-mkdir -p "$out_dir"
-(cd "$src" && go build -mod=readonly -trimpath \
-	-ldflags "-s -w -X $module/version.dev=no" \
-	-o "$bin.tmp" .)
-mv "$bin.tmp" "$bin"
-rm -rf "$src"
-
-got="$("$bin" version | sed -n 1p)"
-[[ "$got" == "Terraform v$version" ]] || die "built binary reports '$got', expected 'Terraform v$version'"
-log "built $got in $((SECONDS - start))s: $bin"
-echo "$bin"
+cli_build "$src" . "$module" "$bin" "$banner"

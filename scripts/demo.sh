@@ -120,7 +120,7 @@ info "provider: $bin_dir/terraform-provider-dbcloud"
 go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
 info "emulator: $work/dbcloud-emulator"
 go build -o "$work/pgcheck" ./internal/emulator/cmd/pgcheck
-info "terraform: $("$TERRAFORM" version | head -n1) ($TERRAFORM)"
+info "terraform: $("$TERRAFORM" version | sed -n 1p) ($TERRAFORM)"
 
 # ---------------------------------------------------------------------------------------
 stage "Starting the API emulator on a free loopback port"

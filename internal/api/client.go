@@ -329,10 +329,20 @@ func (c *Client) GetReplicaSet(ctx context.Context, serviceID, replicaSetID stri
 	if err != nil {
 		return nil, err
 	}
+	withoutID := 0
 	for i := range sets {
-		if sets[i].ID != nil && *sets[i].ID == replicaSetID {
+		switch {
+		case sets[i].ID == nil || *sets[i].ID == "":
+			withoutID++
+		case *sets[i].ID == replicaSetID:
 			return &sets[i], nil
 		}
+	}
+	if withoutID > 0 {
+		// Not a 404: the set may be one of those, and a Read that dropped it from state would make the
+		// next apply create a second, paid set while the first still runs.
+		return nil, fmt.Errorf("get read replica set %s of service %s: the API listed %d replica set(s) without an id, "+
+			"so whether %s still exists cannot be told; this is a problem of the API: try again later", replicaSetID, serviceID, withoutID, replicaSetID)
 	}
 	return nil, &APIError{
 		Operation:  fmt.Sprintf("get read replica set %s of service %s", replicaSetID, serviceID),

@@ -427,7 +427,7 @@ func TestListRefusesAnObject(t *testing.T) {
 
 func TestGetReplicaSet(t *testing.T) {
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, `[{"id":"rs0","name":"zero"},{"id":"rs1","name":"one","status":"resizing"},{"name":"no id"}]`)
+		writeJSON(w, 200, `[{"id":"rs0","name":"zero"},{"id":"rs1","name":"one","status":"resizing"}]`)
 	})
 	ctx := context.Background()
 	rs, err := c.GetReplicaSet(ctx, "svc1", "rs1")
@@ -441,6 +441,25 @@ func TestGetReplicaSet(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "rs9") || !strings.Contains(err.Error(), "svc1") {
 		t.Errorf("error %q should name the set and the service", err)
+	}
+}
+
+// A list with sets that have no id cannot say that a set is gone: that is an error, never a 404
+// (a Read would drop the set from state and the next apply would create a second one).
+func TestGetReplicaSetListWithoutIDsIsNotA404(t *testing.T) {
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, `[{"id":"rs1","name":"one"},{"name":"no id"},{"id":"","name":"empty id"}]`)
+	})
+	ctx := context.Background()
+	if rs, err := c.GetReplicaSet(ctx, "svc1", "rs1"); err != nil || *rs.Name != "one" {
+		t.Fatalf("GetReplicaSet(rs1) = %+v, %v: a listed set is found whatever the others look like", rs, err)
+	}
+	_, err := c.GetReplicaSet(ctx, "svc1", "rs9")
+	if err == nil || IsNotFound(err) {
+		t.Fatalf("GetReplicaSet(rs9) = %v, want an error that is not a 404", err)
+	}
+	if !strings.Contains(err.Error(), "2 replica set(s) without an id") || !strings.Contains(err.Error(), "rs9") {
+		t.Errorf("error %q should say what was wrong and name the set", err)
 	}
 }
 
