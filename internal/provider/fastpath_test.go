@@ -8,6 +8,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -25,7 +27,7 @@ func fastPathServers(t *testing.T) (tfprotov6.ProviderServer, *fastServer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped, err := protocol6(p, planShortcuts)()
+	wrapped, err := protocol6(p, allShortcuts)()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,5 +296,180 @@ func TestFastPathUpgradeMatchesFramework(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// configureForTest configures the provider behind server against the emulator srv.
+func configureForTest(t *testing.T, server tfprotov6.ProviderServer, srv *emulator.Server) {
+	t.Helper()
+	ctx := context.Background()
+	schemas, err := server.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := schemas.Provider.ValueType().(tftypes.Object)
+	attrs := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		attrs[name] = tftypes.NewValue(at, nil)
+	}
+	attrs["base_url"] = tftypes.NewValue(tftypes.String, srv.URL)
+	attrs["access_key"] = tftypes.NewValue(tftypes.String, testAccessKey)
+	attrs["secret_key"] = tftypes.NewValue(tftypes.String, testSecretKey)
+	attrs["project_id"] = tftypes.NewValue(tftypes.String, testProjectID)
+	cfg, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.11.4", Config: &cfg})
+	if err != nil || diagsHaveError(resp.Diagnostics) {
+		t.Fatalf("configure: %v %v", err, resp.Diagnostics)
+	}
+}
+
+// TestFastPathReadMatchesFramework: on states made by the framework's own Read (an import of each
+// service), then changed at random (drift in state), and on services changed or deleted at the API,
+// a Read the shortcut answers is exactly the framework's answer.
+func TestFastPathReadMatchesFramework(t *testing.T) {
+	if serviceModelCodec() == nil {
+		t.Fatal("serviceResourceModel does not match the dbcloud_service schema: the read shortcut is off")
+	}
+	ctx := context.Background()
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing = emulator.Timing{} })
+	plain := testClient(t, srv)
+	var ids []string
+	for i := range 6 {
+		svc, err := plain.CreateService(ctx, api.ServiceCreate{Name: fmt.Sprintf("read-%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, *svc.ServiceID)
+	}
+	wrapped, err := protocol6(New("test")(), allShortcuts)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := wrapped.(*fastServer)
+	configureForTest(t, fast, srv)
+	schemas, _ := fast.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	idSchemas, _ := fast.GetResourceIdentitySchemas(ctx, &tfprotov6.GetResourceIdentitySchemasRequest{})
+	typ := schemas.ResourceSchemas["dbcloud_service"].ValueType().(tftypes.Object)
+	idType := idSchemas.IdentitySchemas["dbcloud_service"].ValueType()
+	dv := func(attrs map[string]tftypes.Value) *tfprotov6.DynamicValue {
+		v, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, attrs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &v
+	}
+	frameworkRead := func(req *tfprotov6.ReadResourceRequest) *tfprotov6.ReadResourceResponse {
+		resp, err := fast.frameworkServer.ReadResource(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	// The state the framework's Read makes of each service, starting from an imported id.
+	states := map[string]map[string]tftypes.Value{}
+	for _, id := range ids {
+		attrs := map[string]tftypes.Value{}
+		for name, at := range typ.AttributeTypes {
+			attrs[name] = tftypes.NewValue(at, nil)
+		}
+		attrs["id"] = tftypes.NewValue(tftypes.String, id)
+		resp := frameworkRead(&tfprotov6.ReadResourceRequest{TypeName: "dbcloud_service", CurrentState: dv(attrs)})
+		if len(resp.Diagnostics) > 0 || resp.NewState == nil {
+			t.Fatalf("import read of %s: %v", id, resp.Diagnostics)
+		}
+		if fast.unchangedRead(ctx, &tfprotov6.ReadResourceRequest{TypeName: "dbcloud_service", CurrentState: dv(attrs)}) != nil {
+			t.Fatalf("the shortcut answered the import read of %s, whose state changes", id)
+		}
+		v, _ := resp.NewState.Unmarshal(typ)
+		var full map[string]tftypes.Value
+		if err := v.As(&full); err != nil {
+			t.Fatal(err)
+		}
+		states[id] = full
+	}
+
+	// Drift at the API: a renamed, a paused and a deleted service.
+	if _, err := plain.RenameService(ctx, ids[0], "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	srv.PauseService(testProjectID, ids[1])
+	if err := plain.DeleteService(ctx, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	changedAtAPI := map[string]bool{ids[0]: true, ids[1]: true, ids[2]: true}
+	// A new provider process: its refresh shares one list that is read after the changes.
+	wrapped, err = protocol6(New("test")(), allShortcuts)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast = wrapped.(*fastServer)
+	configureForTest(t, fast, srv)
+
+	r := rand.New(rand.NewSource(2))
+	taken, declined := 0, 0
+	for i := range 400 {
+		id := ids[r.Intn(len(ids))]
+		prior := map[string]tftypes.Value{}
+		for k, v := range states[id] {
+			prior[k] = v
+		}
+		// Change a few attributes of the state at random (drift in state, config-only values).
+		for range r.Intn(3) {
+			names := []string{"name", "cpu_millis", "status", "paused", "deletion_protection", "addons", "password",
+				"timeouts", "fork", "hostname", "environment", "password_wo_version", "project_id"}
+			name := names[r.Intn(len(names))]
+			prior[name] = sampleValue(r, typ.AttributeTypes[name])
+		}
+		var private []byte
+		switch r.Intn(4) {
+		case 0:
+			private = []byte(`{"addons_derived":"dHJ1ZQ=="}`)
+		case 1:
+			private = []byte(`{".import_before_read":"dHJ1ZQ=="}`)
+		}
+		var identity *tfprotov6.ResourceIdentityData
+		if r.Intn(2) == 0 {
+			idv, _ := tfprotov6.NewDynamicValue(idType, tftypes.NewValue(idType, map[string]tftypes.Value{
+				"id": prior["id"], "project_id": tftypes.NewValue(tftypes.String, testProjectID),
+			}))
+			identity = &tfprotov6.ResourceIdentityData{IdentityData: &idv}
+		}
+		req := func() *tfprotov6.ReadResourceRequest {
+			return &tfprotov6.ReadResourceRequest{TypeName: "dbcloud_service", CurrentState: dv(prior), Private: private, CurrentIdentity: identity}
+		}
+		short := fast.unchangedRead(ctx, req())
+		want := frameworkRead(req())
+		if short == nil {
+			declined++
+			continue
+		}
+		taken++
+		if changedAtAPI[id] {
+			t.Fatalf("case %d: the shortcut answered the Read of %s, which changed at the API", i, id)
+		}
+		if len(want.Diagnostics) > 0 || want.NewState == nil {
+			t.Fatalf("case %d: the shortcut answered, the framework says %v", i, want.Diagnostics)
+		}
+		got, _ := short.NewState.Unmarshal(typ)
+		exp, _ := want.NewState.Unmarshal(typ)
+		if diffs, _ := got.Diff(exp); len(diffs) > 0 {
+			t.Fatalf("case %d: new state differs from the framework's at %v:\nshortcut  %v\nframework %v", i, diffs[0].Path, diffs[0].Value1, diffs[0].Value2)
+		}
+		if g, w := decodePrivate(t, short.Private), decodePrivate(t, want.Private); fmt.Sprint(g) != fmt.Sprint(w) {
+			t.Fatalf("case %d: private %s, framework %s", i, short.Private, want.Private)
+		}
+		gi, _ := short.NewIdentity.IdentityData.Unmarshal(idType)
+		wi, _ := want.NewIdentity.IdentityData.Unmarshal(idType)
+		if !gi.Equal(wi) {
+			t.Fatalf("case %d: identity %v, framework %v", i, gi, wi)
+		}
+	}
+	t.Logf("400 reads: shortcut taken %d, declined %d", taken, declined)
+	if taken < 40 || declined < 40 {
+		t.Fatalf("the cases do not exercise both sides: taken %d, declined %d", taken, declined)
 	}
 }

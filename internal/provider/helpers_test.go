@@ -45,7 +45,7 @@ func testProviderFactories() map[string]func() (tfprotov6.ProviderServer, error)
 // testProviderServer is the provider's protocol server as main.go serves it (shortcuts included),
 // with the tests' fast backoff and retries.
 func testProviderServer() (tfprotov6.ProviderServer, error) {
-	return protocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})(), planShortcuts)()
+	return protocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})(), allShortcuts)()
 }
 
 // newTestEmulator starts an emulator with fast transitions for one test; mods can change its options.

@@ -23,16 +23,18 @@ import (
 )
 
 func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg serviceResourceModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	// Only the fork block is checked here: reading it alone spares every plan of every service the
+	// decoding of its whole configuration.
+	var forkObj types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fork"), &forkObj)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.Fork.IsNull() || cfg.Fork.IsUnknown() {
+	if forkObj.IsNull() || forkObj.IsUnknown() {
 		return
 	}
 	var fork serviceForkModel
-	resp.Diagnostics.Append(cfg.Fork.As(ctx, &fork, basetypes.ObjectAsOptions{})...)
+	resp.Diagnostics.Append(forkObj.As(ctx, &fork, basetypes.ObjectAsOptions{})...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

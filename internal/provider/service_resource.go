@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -22,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -411,19 +413,63 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		r.pd.addError(ctx, &resp.Diagnostics, "Could not read service", err)
 		return
 	}
-	state.applyRecord(svc, r.pd.client.ProjectID())
-	if state.Addons.IsNull() || state.Addons.IsUnknown() {
-		// Import: the record has only service_type.
-		state.Addons = serviceAddonsSet(addonsForServiceType(state.ServiceType.ValueString()))
+	state, derived := readRecord(state, svc, r.pd.client.ProjectID())
+	if derived {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, []byte("true"))...)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+// readRecord is what Read makes of a state and the record the API answered for it: the new state,
+// and whether addons were derived from service_type (an import: the record has only service_type).
+func readRecord(state serviceResourceModel, svc *api.Service, projectID string) (serviceResourceModel, bool) {
+	state.applyRecord(svc, projectID)
+	derived := false
+	if state.Addons.IsNull() || state.Addons.IsUnknown() {
+		state.Addons = serviceAddonsSet(addonsForServiceType(state.ServiceType.ValueString()))
+		derived = true
 	}
 	if state.DeletionProtection.IsNull() || state.DeletionProtection.IsUnknown() {
 		state.DeletionProtection = types.BoolValue(false)
 	}
 	state.forState()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+	return state, derived
 }
+
+// serviceReadUnchanged is the read shortcut of dbcloud_service (fastpath.go): Read's own logic on the
+// prior state and the record gives the prior state back, and sets no private state. A service that is
+// gone, any error and any change go to Read.
+func serviceReadUnchanged(ctx context.Context, pd *providerData, prior map[string]tftypes.Value) bool {
+	codec := serviceModelCodec()
+	var state serviceResourceModel
+	if codec == nil || !codec.decode(ctx, prior, &state) || state.ID.IsNull() || state.ID.ValueString() == "" {
+		return false
+	}
+	svc, err := pd.reads.GetService(ctx, pd.client, state.ID.ValueString())
+	if err != nil || serviceIsGone(svc) {
+		return false
+	}
+	next, derived := readRecord(state, svc, pd.client.ProjectID())
+	return !derived && codec.equal(&next, &state)
+}
+
+// serviceModelCodec is the codec of serviceResourceModel over the resource's schema (nil if they do
+// not match, which TestFastPathReadMatchesFramework reports).
+var serviceModelCodec = sync.OnceValue(func() *modelCodec {
+	ctx := context.Background()
+	var resp resource.SchemaResponse
+	NewServiceResource().Schema(ctx, resource.SchemaRequest{}, &resp)
+	typ, ok := resp.Schema.Type().(attr.TypeWithAttributeTypes)
+	if !ok {
+		return nil
+	}
+	codec, err := newModelCodec(&serviceResourceModel{}, typ.AttributeTypes())
+	if err != nil {
+		return nil
+	}
+	return codec
+})
 
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if notConfigured(r.pd, &resp.Diagnostics) {
