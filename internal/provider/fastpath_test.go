@@ -139,6 +139,31 @@ func (c fastPathCase) request(t *testing.T, typ tftypes.Type) *tfprotov6.PlanRes
 	}
 }
 
+// answer is what a plan or a read answers: state, private state and identity.
+type answer struct {
+	state    *tfprotov6.DynamicValue
+	private  []byte
+	identity *tfprotov6.ResourceIdentityData
+}
+
+// sameAnswer fails case i when the shortcut's answer differs from the framework's.
+func sameAnswer(t *testing.T, i int, typ, idType tftypes.Type, short, framework answer) {
+	t.Helper()
+	got, _ := short.state.Unmarshal(typ)
+	exp, _ := framework.state.Unmarshal(typ)
+	if diffs, _ := got.Diff(exp); len(diffs) > 0 {
+		t.Fatalf("case %d: state differs from the framework's at %v:\nshortcut  %v\nframework %v", i, diffs[0].Path, diffs[0].Value1, diffs[0].Value2)
+	}
+	if g, w := decodePrivate(t, short.private), decodePrivate(t, framework.private); fmt.Sprint(g) != fmt.Sprint(w) {
+		t.Fatalf("case %d: private %s, framework %s", i, short.private, framework.private)
+	}
+	gi, _ := short.identity.IdentityData.Unmarshal(idType)
+	wi, _ := framework.identity.IdentityData.Unmarshal(idType)
+	if !gi.Equal(wi) {
+		t.Fatalf("case %d: identity %v, framework %v", i, gi, wi)
+	}
+}
+
 // decodePrivate decodes private state bytes; nil and an empty object are the same.
 func decodePrivate(t *testing.T, b []byte) map[string]json.RawMessage {
 	t.Helper()
@@ -194,19 +219,9 @@ func TestFastPathMatchesFramework(t *testing.T) {
 		if len(want.RequiresReplace) > 0 {
 			t.Fatalf("case %d: the shortcut answered, but the framework replaces %v", i, want.RequiresReplace)
 		}
-		got, _ := short.PlannedState.Unmarshal(typ)
-		exp, _ := want.PlannedState.Unmarshal(typ)
-		if diffs, _ := got.Diff(exp); len(diffs) > 0 {
-			t.Fatalf("case %d: planned state differs from the framework's at %v:\nshortcut  %v\nframework %v", i, diffs[0].Path, diffs[0].Value1, diffs[0].Value2)
-		}
-		if g, w := decodePrivate(t, short.PlannedPrivate), decodePrivate(t, want.PlannedPrivate); fmt.Sprint(g) != fmt.Sprint(w) {
-			t.Fatalf("case %d: planned private %s, framework %s", i, short.PlannedPrivate, want.PlannedPrivate)
-		}
-		gi, _ := short.PlannedIdentity.IdentityData.Unmarshal(idType)
-		wi, _ := want.PlannedIdentity.IdentityData.Unmarshal(idType)
-		if !gi.Equal(wi) {
-			t.Fatalf("case %d: planned identity %v, framework %v", i, gi, wi)
-		}
+		sameAnswer(t, i, typ, idType,
+			answer{short.PlannedState, short.PlannedPrivate, short.PlannedIdentity},
+			answer{want.PlannedState, want.PlannedPrivate, want.PlannedIdentity})
 	}
 	t.Logf("1000 unchanged plans: shortcut taken %d, declined %d (%d of which the framework plans differently)", taken, declined, declinedNeeded)
 	if taken < 100 || declinedNeeded < 100 {
@@ -454,19 +469,9 @@ func TestFastPathReadMatchesFramework(t *testing.T) {
 		if len(want.Diagnostics) > 0 || want.NewState == nil {
 			t.Fatalf("case %d: the shortcut answered, the framework says %v", i, want.Diagnostics)
 		}
-		got, _ := short.NewState.Unmarshal(typ)
-		exp, _ := want.NewState.Unmarshal(typ)
-		if diffs, _ := got.Diff(exp); len(diffs) > 0 {
-			t.Fatalf("case %d: new state differs from the framework's at %v:\nshortcut  %v\nframework %v", i, diffs[0].Path, diffs[0].Value1, diffs[0].Value2)
-		}
-		if g, w := decodePrivate(t, short.Private), decodePrivate(t, want.Private); fmt.Sprint(g) != fmt.Sprint(w) {
-			t.Fatalf("case %d: private %s, framework %s", i, short.Private, want.Private)
-		}
-		gi, _ := short.NewIdentity.IdentityData.Unmarshal(idType)
-		wi, _ := want.NewIdentity.IdentityData.Unmarshal(idType)
-		if !gi.Equal(wi) {
-			t.Fatalf("case %d: identity %v, framework %v", i, gi, wi)
-		}
+		sameAnswer(t, i, typ, idType,
+			answer{short.NewState, short.Private, short.NewIdentity},
+			answer{want.NewState, want.Private, want.NewIdentity})
 	}
 	t.Logf("400 reads: shortcut taken %d, declined %d", taken, declined)
 	if taken < 40 || declined < 40 {
