@@ -27,6 +27,21 @@ func (p *dbcloudProvider) ListResources(_ context.Context) []func() list.ListRes
 	}
 }
 
+// listConfig decodes a list request's configuration into cfg (a pointer to the list model). When
+// the provider is not configured or the configuration does not decode, it sends the diagnostics as
+// the stream's results and returns false.
+func listConfig(ctx context.Context, pd *providerData, req list.ListRequest, cfg any, stream *list.ListResultsStream) bool {
+	var diags diag.Diagnostics
+	if !notConfigured(pd, &diags) {
+		diags.Append(req.Config.Get(ctx, cfg)...)
+	}
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return false
+	}
+	return true
+}
+
 // listResults streams one result per record: model maps a record to its resource model (ok false
 // skips the record) and display names it. The identity comes from the model; the model itself is
 // sent only when the query asks for it (include_resource = true). Limit is honoured.

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -43,13 +42,8 @@ func (r *serviceListResource) ListResourceConfigSchema(_ context.Context, _ list
 }
 
 func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
 	var cfg serviceListModel
-	if !notConfigured(r.pd, &diags) {
-		diags.Append(req.Config.Get(ctx, &cfg)...)
-	}
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.pd, req, &cfg, stream) {
 		return
 	}
 	services, err := r.pd.client.ListServices(ctx)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -37,13 +36,8 @@ func (r *vpcListResource) ListResourceConfigSchema(_ context.Context, _ list.Lis
 }
 
 func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
 	var cfg vpcListModel
-	if !notConfigured(r.pd, &diags) {
-		diags.Append(req.Config.Get(ctx, &cfg)...)
-	}
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.pd, req, &cfg, stream) {
 		return
 	}
 	vpcs, err := r.pd.client.ListVPCs(ctx)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -38,13 +37,8 @@ func (r *vpcPeeringListResource) ListResourceConfigSchema(_ context.Context, _ l
 }
 
 func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	var diags diag.Diagnostics
 	var cfg vpcPeeringListModel
-	if !notConfigured(r.pd, &diags) {
-		diags.Append(req.Config.Get(ctx, &cfg)...)
-	}
-	if diags.HasError() {
-		stream.Results = list.ListResultsStreamDiagnostics(diags)
+	if !listConfig(ctx, r.pd, req, &cfg, stream) {
 		return
 	}
 	vpcID := cfg.VPCID.ValueString()
