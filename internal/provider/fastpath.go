@@ -81,8 +81,8 @@ func protocol6(p provider.Provider, with shortcuts) func() (tfprotov6.ProviderSe
 		if !ok { // never: the framework's server implements list resources; keep its answers then
 			return inner, nil
 		}
-		provider, _ := p.(*dbcloudProvider) // nil: no read shortcut
-		return &fastServer{frameworkServer: full, shortcuts: with, provider: provider}, nil
+		dp, _ := p.(*dbcloudProvider) // nil: no read shortcut
+		return &fastServer{frameworkServer: full, shortcuts: with, provider: dp}, nil
 	}
 }
 
