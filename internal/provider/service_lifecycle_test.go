@@ -176,15 +176,7 @@ func TestAccService_resizeDigitStrings(t *testing.T) {
 	srv := newTestEmulator(t)
 	const addr = "dbcloud_service.test"
 	var id string
-	cfg := func(cpu, mem int) string {
-		return providerBlock(srv) + fmt.Sprintf(`
-resource "dbcloud_service" "test" {
-  name       = "resized"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, cpu, mem)
-	}
+	cfg := sizedServiceConfig(srv, "resized", "")
 	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{Config: cfg(1000, 4), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
 		resource.TestStep{
@@ -412,15 +404,7 @@ resource "dbcloud_service" "test" {
 		srv := newTestEmulator(t)
 		const addr = "dbcloud_service.test"
 		var id string
-		cfg := func(cpu, mem int) string {
-			return providerBlock(srv) + fmt.Sprintf(`
-resource "dbcloud_service" "test" {
-  name       = "wobbly"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, cpu, mem)
-		}
+		cfg := sizedServiceConfig(srv, "wobbly", "")
 		resource.ParallelTest(t, testCase(t, srv,
 			resource.TestStep{Config: cfg(1000, 4), Check: svcCaptureID(addr, &id)},
 			resource.TestStep{
@@ -435,18 +419,10 @@ resource "dbcloud_service" "test" {
 		srv := newTestEmulator(t)
 		const addr = "dbcloud_service.test"
 		var id string
-		cfg := func(cpu, mem int) string {
-			return providerBlock(srv) + fmt.Sprintf(`
-resource "dbcloud_service" "test" {
-  name       = "broken"
-  cpu_millis = %d
-  memory_gbs = %d
-  timeouts {
+		cfg := sizedServiceConfig(srv, "broken", `  timeouts {
     update = "2s"
   }
-}
-`, cpu, mem)
-		}
+`)
 		resource.ParallelTest(t, testCase(t, srv,
 			resource.TestStep{Config: cfg(1000, 4), Check: svcCaptureID(addr, &id)},
 			resource.TestStep{
@@ -464,15 +440,7 @@ resource "dbcloud_service" "test" {
 		srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ServiceConfiguring = 2 * time.Second })
 		const addr = "dbcloud_service.test"
 		var id string
-		cfg := func(cpu, mem int) string {
-			return providerBlock(srv) + fmt.Sprintf(`
-resource "dbcloud_service" "test" {
-  name       = "pausedaway"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, cpu, mem)
-		}
+		cfg := sizedServiceConfig(srv, "pausedaway", "")
 		resource.ParallelTest(t, testCase(t, srv,
 			resource.TestStep{Config: cfg(1000, 4), Check: svcCaptureID(addr, &id)},
 			resource.TestStep{
@@ -529,4 +497,18 @@ resource "dbcloud_service" "test" {
 			),
 		},
 	))
+}
+
+// sizedServiceConfig returns the configuration of dbcloud_service.test named name, with the given
+// CPU and memory and extra (lines inside the resource block, such as a timeouts block).
+func sizedServiceConfig(srv *emulator.Server, name, extra string) func(cpu, mem int) string {
+	return func(cpu, mem int) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name       = %q
+  cpu_millis = %d
+  memory_gbs = %d
+%s}
+`, name, cpu, mem, extra)
+	}
 }
