@@ -2,12 +2,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"log"
 
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/benchhooks"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/logging"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/provider"
 )
 
@@ -21,18 +23,14 @@ func main() {
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
 
-	quietUnobservedLogs()               // no TF_LOG*: no JSON log lines that Terraform would discard (logs.go)
-	stopBenchHooks := startBenchHooks() // DBCLOUD_CPUPROFILE / DBCLOUD_RUSAGE (profile.go): off by default
-	var opts []tf6server.ServeOpt
-	if debug {
-		opts = append(opts, tf6server.WithManagedDebug())
-	}
-	// The framework's server with the provider's per-resource shortcuts (internal/provider/fastpath.go).
-	server, err := provider.NewProtocol6(version)()
-	if err == nil {
-		err = tf6server.Serve("registry.terraform.io/dbcloud/dbcloud", func() tfprotov6.ProviderServer { return server }, opts...)
-	}
-	stopBenchHooks()
+	logging.QuietUnobserved()       // no TF_LOG*: no JSON log lines that Terraform would discard
+	stopHooks := benchhooks.Start() // only in a -tags benchhooks build (scripts/bench.sh)
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address:         "registry.terraform.io/dbcloud/dbcloud",
+		Debug:           debug,
+		ProtocolVersion: 6,
+	})
+	stopHooks()
 	if err != nil {
 		log.Fatal(err.Error())
 	}

@@ -32,7 +32,7 @@ require_terraform
 work="$LIB_TMP"
 mkdir -p "$work/bin"
 log "building the provider and the emulator"
-go build -o "$work/bin/terraform-provider-dbcloud" .
+go build -tags benchhooks -o "$work/bin/terraform-provider-dbcloud" .
 go build -o "$work/emulator" ./internal/emulator/cmd/emulator
 use_cli_config "$work/bin"
 tfv="$("$TERRAFORM" version | sed -n 1p)"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -42,10 +43,10 @@ func testProviderFactories() map[string]func() (tfprotov6.ProviderServer, error)
 	}
 }
 
-// testProviderServer is the provider's protocol server as main.go serves it (shortcuts included),
+// testProviderServer is the framework's protocol server for the provider, as main.go serves it,
 // with the tests' fast backoff and retries.
 func testProviderServer() (tfprotov6.ProviderServer, error) {
-	return protocol6(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})(), allShortcuts)()
+	return providerserver.NewProtocol6WithError(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})())()
 }
 
 // newTestEmulator starts an emulator with fast transitions for one test; mods can change its options.

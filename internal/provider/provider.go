@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -40,8 +39,6 @@ type options struct {
 type dbcloudProvider struct {
 	version string
 	opts    options
-
-	configured atomic.Pointer[providerData] // what Configure gave the resources (fastpath.go reads with it)
 }
 
 // New returns the provider factory used by main and by tests.
@@ -196,7 +193,6 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data
-	p.configured.Store(data)
 }
 
 func (p *dbcloudProvider) Resources(_ context.Context) []func() resource.Resource {

@@ -3,7 +3,6 @@ package provider
 // dbcloud_service: plan logic (ValidateConfig, ModifyPlan) and the replacement rules.
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -19,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -342,29 +340,3 @@ func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
 
 // changedKnown reports whether a planned value is known and differs from the state's.
 func changedKnown(plan, state attr.Value) bool { return known(plan) && !plan.Equal(state) }
-
-// serviceUnchangedPlanIsPrior is the plan shortcut of dbcloud_service (fastpath.go): a plan in which
-// nothing changed is the prior state unless ModifyPlan or a Default would change it, that is unless
-// the status is not settled (the plan then names the status to wait for), a create was interrupted
-// (the plan then resumes it), or deletion_protection is absent from the configuration and not false
-// in state (its Default sets it back to false).
-func serviceUnchangedPlanIsPrior(prior, config map[string]tftypes.Value, private []byte) bool {
-	if bytes.Contains(private, []byte(privateResumeCreate)) {
-		return false
-	}
-	var status string
-	if st := prior["status"]; !st.IsNull() && st.As(&status) != nil {
-		return false
-	}
-	if !serviceStatusSettled(status) {
-		return false
-	}
-	if config["deletion_protection"].IsNull() {
-		var protected bool
-		dp := prior["deletion_protection"]
-		if dp.IsNull() || dp.As(&protected) != nil || protected {
-			return false
-		}
-	}
-	return true
-}

@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -23,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
@@ -436,40 +434,6 @@ func readRecord(state serviceResourceModel, svc *api.Service, projectID string) 
 	state.forState()
 	return state, derived
 }
-
-// serviceReadUnchanged is the read shortcut of dbcloud_service (fastpath.go): Read's own logic on the
-// prior state and the record gives the prior state back, and sets no private state. A service that is
-// gone, any error and any change go to Read.
-func serviceReadUnchanged(ctx context.Context, pd *providerData, prior map[string]tftypes.Value) bool {
-	codec := serviceModelCodec()
-	var state serviceResourceModel
-	if codec == nil || !codec.decode(ctx, prior, &state) || state.ID.IsNull() || state.ID.ValueString() == "" {
-		return false
-	}
-	svc, err := pd.reads.GetService(ctx, pd.client, state.ID.ValueString())
-	if err != nil || serviceIsGone(svc) {
-		return false
-	}
-	next, derived := readRecord(state, svc, pd.client.ProjectID())
-	return !derived && codec.equal(&next, &state)
-}
-
-// serviceModelCodec is the codec of serviceResourceModel over the resource's schema (nil if they do
-// not match, which TestFastPathReadMatchesFramework reports).
-var serviceModelCodec = sync.OnceValue(func() *modelCodec {
-	ctx := context.Background()
-	var resp resource.SchemaResponse
-	NewServiceResource().Schema(ctx, resource.SchemaRequest{}, &resp)
-	typ, ok := resp.Schema.Type().(attr.TypeWithAttributeTypes)
-	if !ok {
-		return nil
-	}
-	codec, err := newModelCodec(&serviceResourceModel{}, typ.AttributeTypes())
-	if err != nil {
-		return nil
-	}
-	return codec
-})
 
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if notConfigured(r.pd, &resp.Diagnostics) {

@@ -1,6 +1,6 @@
-//go:build unix
+//go:build unix && benchhooks
 
-package main
+package benchhooks
 
 import (
 	"fmt"
@@ -12,14 +12,15 @@ import (
 	"time"
 )
 
-// Benchmark hooks (scripts/bench.sh), off unless their environment variable is set:
+// Benchmark hooks, compiled only with -tags benchhooks (scripts/bench.sh builds so), and off unless
+// their environment variable is set:
 //
 //	DBCLOUD_CPUPROFILE=path  writes a pprof CPU profile of the process to path ("%p" becomes the pid)
 //	DBCLOUD_RUSAGE=path      appends "pid user_ms system_ms maxrss_kib wall_ms" to path at exit
 //
 // Terraform starts the provider several times per command, and shuts it down gracefully, so each
 // process writes its own figures when providerserver.Serve returns.
-func startBenchHooks() (stop func()) {
+func Start() (stop func()) {
 	start := time.Now()
 	var stops []func()
 	if path := os.Getenv("DBCLOUD_CPUPROFILE"); path != "" {
