@@ -8,6 +8,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // BenchmarkWaitServiceReady measures how long the provider takes to see a new service READY when the
@@ -17,8 +18,8 @@ import (
 func BenchmarkWaitServiceReady(b *testing.B) {
 	for _, bc := range []struct {
 		name    string
-		backoff Backoff
-	}{{"default-backoff", DefaultBackoff}, {"test-backoff", testBackoff}} {
+		backoff wait.Backoff
+	}{{"default-backoff", wait.DefaultBackoff}, {"test-backoff", testBackoff}} {
 		b.Run(bc.name, func(b *testing.B) {
 			timing := emulator.FastTiming()
 			srv := emulator.NewServer(emulator.Options{AccessKey: testAccessKey, SecretKey: testSecretKey, Timing: timing})

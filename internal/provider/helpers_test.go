@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -31,7 +32,7 @@ const (
 )
 
 // testBackoff makes waits fast against the emulator's FastTiming.
-var testBackoff = Backoff{First: 10 * time.Millisecond, Factor: 1.5, Max: 100 * time.Millisecond, Jitter: 0.1}
+var testBackoff = wait.Backoff{First: 10 * time.Millisecond, Factor: 1.5, Max: 100 * time.Millisecond, Jitter: 0.1}
 
 // testRetry keeps the client's retries fast in tests.
 var testRetry = &api.RetryPolicy{MaxRetries: 4, WaitMin: 10 * time.Millisecond, WaitMax: 100 * time.Millisecond, MaxRetryAfter: 2 * time.Second}

@@ -87,9 +87,9 @@ func newListResult(ctx context.Context, req list.ListRequest, display string, mo
 }
 
 // listError is a stream of one error result.
-func listError(summary string, err error) func(func(list.ListResult) bool) {
+func (pd *providerData) listError(ctx context.Context, summary string, err error) func(func(list.ListResult) bool) {
 	var diags diag.Diagnostics
-	addError(&diags, summary, err)
+	pd.addError(ctx, &diags, summary, err)
 	return list.ListResultsStreamDiagnostics(diags)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // Environment variables the provider falls back to.
@@ -32,7 +33,7 @@ var _ provider.Provider = (*dbcloudProvider)(nil)
 
 // options are knobs for tests: the production provider uses the defaults.
 type options struct {
-	backoff  Backoff
+	backoff  wait.Backoff
 	apiRetry *api.RetryPolicy
 }
 
@@ -43,7 +44,7 @@ type dbcloudProvider struct {
 
 // New returns the provider factory used by main and by tests.
 func New(version string) func() provider.Provider {
-	return newWithOptions(version, options{backoff: DefaultBackoff})
+	return newWithOptions(version, options{backoff: wait.DefaultBackoff})
 }
 
 func newWithOptions(version string, opts options) func() provider.Provider {
@@ -63,7 +64,7 @@ type providerModel struct {
 type providerData struct {
 	client    *api.Client
 	analytics *analytics
-	backoff   Backoff
+	backoff   wait.Backoff
 	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
 }
 

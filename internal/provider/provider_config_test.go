@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -14,7 +15,7 @@ import (
 func configure(t *testing.T, values map[string]any) *provider.ConfigureResponse {
 	t.Helper()
 	ctx := context.Background()
-	p := &dbcloudProvider{version: "test", opts: options{backoff: DefaultBackoff}}
+	p := &dbcloudProvider{version: "test", opts: options{backoff: wait.DefaultBackoff}}
 	var sresp provider.SchemaResponse
 	p.Schema(ctx, provider.SchemaRequest{}, &sresp)
 	objType := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)

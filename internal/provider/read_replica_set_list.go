@@ -17,7 +17,7 @@ var _ list.ListResourceWithConfigure = (*readReplicaSetListResource)(nil)
 
 // NewReadReplicaSetListResource is the dbcloud_read_replica_set list resource.
 func NewReadReplicaSetListResource() list.ListResource {
-	return &readReplicaSetListResource{resourceBase{typeName: "_read_replica_set"}}
+	return &readReplicaSetListResource{resourceBase{typeName: replicaSetTypeName}}
 }
 
 type readReplicaSetListResource struct{ resourceBase }
@@ -43,7 +43,7 @@ func (r *readReplicaSetListResource) List(ctx context.Context, req list.ListRequ
 	serviceID := cfg.ServiceID.ValueString()
 	sets, err := r.pd.client.ListReplicaSets(ctx, serviceID)
 	if err != nil {
-		stream.Results = listError(fmt.Sprintf("Could not list the read replica sets of service %s", serviceID), err)
+		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the read replica sets of service %s", serviceID), err)
 		return
 	}
 	timeouts := nullTimeouts(ctx, req)

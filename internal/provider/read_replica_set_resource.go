@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // Default timeouts of dbcloud_read_replica_set.
@@ -31,8 +31,6 @@ const (
 	replicaSetDeleteTimeout = 20 * time.Minute
 )
 
-const replicaSetTypeName = "dbcloud_read_replica_set"
-
 var (
 	_ resource.ResourceWithImportState = (*readReplicaSetResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*readReplicaSetResource)(nil)
@@ -40,7 +38,7 @@ var (
 
 // NewReadReplicaSetResource is the dbcloud_read_replica_set resource.
 func NewReadReplicaSetResource() resource.Resource {
-	return &readReplicaSetResource{resourceBase{typeName: "_read_replica_set"}}
+	return manageResource(&readReplicaSetResource{resourceBase{typeName: replicaSetTypeName}})
 }
 
 type readReplicaSetResource struct{ resourceBase }
@@ -231,7 +229,7 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	}
 	created, err := createReplicaSetWhenReady(ctx, r.pd, serviceID, body)
 	if err != nil {
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	id := deref(created.ID)
@@ -246,7 +244,6 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	state.applyRecord(created)
 	state.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -257,7 +254,7 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 			state.applyRecord(rs)
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		}
-		if errors.Is(err, context.Canceled) {
+		if wait.Interrupted(err) {
 			// Interrupted (Ctrl-C): keep the set in state untainted; the next plan sees its status
 			// (creating) and plans the wait (ModifyPlan), instead of a destroy and a second create.
 			resp.Diagnostics.AddWarning("Read replica set creation interrupted: the set is kept",
@@ -266,7 +263,7 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 					"without creating a second set. Detail: %s", name, id, serviceID, state.Status.ValueString(), errorDetail(err)))
 			return
 		}
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	state.applyRecord(rs)
@@ -274,21 +271,21 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	if want := plan.ConnectionPoolerEnabled; !want.IsUnknown() && !want.IsNull() && want.ValueBool() != replicaSetPoolerEnabled(rs) {
 		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id, want.ValueBool()); err != nil {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 	}
 	if want := plan.Environment; !want.IsUnknown() && !want.IsNull() && want.ValueString() != replicaSetEnvironment(rs) {
 		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id, want.ValueString()); err != nil {
 			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 	}
 
 	rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id)
 	if err != nil {
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	state.applyRecord(rs)
@@ -306,23 +303,20 @@ func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequ
 	rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "read replica set not found: removing it from state", map[string]any{"service_id": serviceID, "id": id})
-		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not read read replica set", err)
+		r.pd.addError(ctx, &resp.Diagnostics, "Could not read read replica set", err)
 		return
 	}
 	if deref(rs.Status) == api.ReplicaSetStatusDeleting {
 		tflog.Warn(ctx, "read replica set is being deleted: removing it from state", map[string]any{"service_id": serviceID, "id": id})
-		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	state.applyRecord(rs)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *readReplicaSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -345,7 +339,7 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		// An earlier apply was interrupted before the set was active: finish that wait first.
 		changed = true
 		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active (resuming an interrupted apply)", nil); err != nil {
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 	}
@@ -357,31 +351,31 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 				int64Value(rs.MemoryGbs).ValueInt64() == int64(mem)
 		}
 		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
-		err := retryWhileBusy(ctx, r.pd, busyCall{What: what,
+		err := wait.WhileBusy(ctx, r.pd.backoff, wait.Busy{What: what,
 			Call:    func(ctx context.Context) error { return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem) },
 			Stuck:   replicaSetStuck(r.pd, serviceID, id),
 			Applied: replicaSetShows(r.pd, serviceID, id, resized),
 		})
 		if err != nil {
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to finish resizing", resized); err != nil {
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 	}
 	if want := plan.ConnectionPoolerEnabled; !want.IsUnknown() && !want.IsNull() && !want.Equal(state.ConnectionPoolerEnabled) {
 		changed = true
 		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id, want.ValueBool()); err != nil {
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 	}
 	if want := plan.Environment; !want.IsUnknown() && !want.IsNull() && !want.Equal(state.Environment) {
 		changed = true
 		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id, want.ValueString()); err != nil {
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 	}
@@ -389,14 +383,13 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	if changed {
 		rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
 		if err != nil {
-			addError(&resp.Diagnostics, summary, err)
+			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 			return
 		}
 		plan.applyRecord(rs)
 	}
 	plan.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if changed {
 		r.pd.analytics.track(ctx, replicaSetTypeName, "update")
 	}
@@ -417,7 +410,7 @@ func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.Delete
 	c := r.pd.client
 
 	what := fmt.Sprintf("read replica set %s of service %s to be deleted", id, serviceID)
-	err := deleteAndWait(ctx, r.pd, what,
+	err := wait.Delete(ctx, r.pd.backoff, what,
 		func(ctx context.Context) (string, bool, error) {
 			rs, err := c.GetReplicaSet(ctx, serviceID, id)
 			if err != nil {
@@ -426,18 +419,15 @@ func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.Delete
 			st := deref(rs.Status)
 			return string(st), st == api.ReplicaSetStatusDeleting, nil
 		},
-		func(ctx context.Context) error { return c.DeleteReplicaSet(ctx, serviceID, id) })
+		func(ctx context.Context) error { return c.DeleteReplicaSet(ctx, serviceID, id) }, nil)
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not delete read replica set", err)
+		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete read replica set", err)
 		return
 	}
 	r.pd.analytics.track(ctx, replicaSetTypeName, "delete")
 }
 
 func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if importByIdentity(ctx, r.pd, req, resp) {
-		return
-	}
 	parts, err := splitImportID(req.ID, "service_id", "replica_set_id")
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for dbcloud_read_replica_set",
@@ -566,7 +556,7 @@ func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id st
 	poolerIs := func(rs *api.ReadReplicaSet) bool {
 		return (rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil) == enabled
 	}
-	return retryWhileBusy(ctx, pd, busyCall{What: what,
+	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
 		Call:    func(ctx context.Context) error { return call(ctx, serviceID, id) },
 		Stuck:   replicaSetStuck(pd, serviceID, id),
 		Applied: replicaSetShows(pd, serviceID, id, poolerIs),
@@ -584,7 +574,7 @@ func replicaSetShows(pd *providerData, serviceID, id string, ok func(*api.ReadRe
 func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, id, env string) error {
 	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
 	envIs := func(rs *api.ReadReplicaSet) bool { return rs.Metadata != nil && deref(rs.Metadata.Environment) == env }
-	return retryWhileBusy(ctx, pd, busyCall{What: what,
+	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
 		Call: func(ctx context.Context) error {
 			return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
 		},
@@ -599,45 +589,46 @@ func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, 
 func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID string, body api.ReadReplicaSetCreate) (*api.ReadReplicaSet, error) {
 	c := pd.client
 	what := fmt.Sprintf("service %s to be READY for creating read replica set %q", serviceID, body.Name)
-	created, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[*api.ReadReplicaSet], error) {
+	created, err := wait.For(ctx, pd.backoff, what, func(ctx context.Context) (wait.PollResult[*api.ReadReplicaSet], error) {
 		svc, err := c.GetService(ctx, serviceID)
 		switch {
 		case api.IsNotFound(err):
-			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
 				"service %s does not exist: a read replica set needs an existing service (check service_id): %w", serviceID, err))
 		case err != nil:
-			return PollResult[*api.ReadReplicaSet]{}, err
+			return wait.PollResult[*api.ReadReplicaSet]{}, err
 		}
 		switch st := deref(svc.Status); st {
 		case api.READY:
 		case api.DELETING, api.DELETED:
-			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
 				"service %s is %s: read replica set %q cannot be created on a service that is being deleted", serviceID, st, body.Name))
 		case api.PAUSED:
-			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
 				"service %s is PAUSED: resume it before creating read replica set %q (the API only adds replica sets to READY services)", serviceID, body.Name))
 		default:
-			return PollResult[*api.ReadReplicaSet]{Status: "service " + string(st)}, nil
+			return wait.PollResult[*api.ReadReplicaSet]{Status: "service " + string(st)}, nil
 		}
 
 		before, err := existingReplicaSetIDs(ctx, c, serviceID, svc)
 		if err != nil {
-			return PollResult[*api.ReadReplicaSet]{}, err
+			return wait.PollResult[*api.ReadReplicaSet]{}, err
 		}
 		rs, err := c.CreateReplicaSet(ctx, serviceID, body)
 		switch {
 		case err == nil:
-			return PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
+			return wait.PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
 		case api.IsConflict(err):
 			tflog.Debug(ctx, "replica set create answered 409: waiting for the service to be READY again", map[string]any{"service_id": serviceID, "error": err.Error()})
-			return PollResult[*api.ReadReplicaSet]{Status: "service READY but create " + conflictPollStatus(err)}, nil
+			return wait.PollResult[*api.ReadReplicaSet]{Status: "service READY but create " + wait.ConflictStatus(err)}, nil
 		case api.IsAmbiguous(err):
-			if found := findNewReplicaSet(ctx, c, serviceID, body.Name, before); found != nil {
-				tflog.Info(ctx, "replica set create had an ambiguous answer but the set exists: adopting it", map[string]any{"id": deref(found.ID)})
-				return PollResult[*api.ReadReplicaSet]{Value: found, Done: true}, nil
+			found, ferr := findNewReplicaSet(ctx, pd, serviceID, body.Name, before, err)
+			if ferr == nil {
+				return wait.PollResult[*api.ReadReplicaSet]{Value: found, Done: true}, nil
 			}
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(ferr)
 		}
-		return PollResult[*api.ReadReplicaSet]{}, stopWaiting(err)
+		return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(err)
 	})
 	return created, err
 }
@@ -653,13 +644,22 @@ func existingReplicaSetIDs(ctx context.Context, c *api.Client, serviceID string,
 			return nil, err
 		}
 	}
-	return idSet(sets, func(s *api.ReadReplicaSet) *string { return s.ID }), nil
+	return wait.IDSet(sets, replicaSetID), nil
 }
 
-// findNewReplicaSet returns the one set named name that was not in before, or nil.
-func findNewReplicaSet(ctx context.Context, c *api.Client, serviceID, name string, before map[string]bool) *api.ReadReplicaSet {
-	list := func(ctx context.Context) ([]api.ReadReplicaSet, error) { return c.ListReplicaSets(ctx, serviceID) }
-	return findOne(ctx, list, func(s *api.ReadReplicaSet) bool { return deref(s.Name) == name && !before[deref(s.ID)] })
+func replicaSetID(s *api.ReadReplicaSet) string { return deref(s.ID) }
+
+// findNewReplicaSet resolves a lost create answer (wait.FindCreated): the one set named name that
+// was not in before.
+func findNewReplicaSet(ctx context.Context, pd *providerData, serviceID, name string, before map[string]bool, cause error) (*api.ReadReplicaSet, error) {
+	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.ReadReplicaSet]{
+		Kind: "read replica set", Name: name,
+		List: func(ctx context.Context) ([]api.ReadReplicaSet, error) {
+			return pd.client.ListReplicaSets(ctx, serviceID)
+		},
+		Match: func(s *api.ReadReplicaSet) bool { return deref(s.Name) == name && !before[deref(s.ID)] },
+		ID:    replicaSetID,
+	}, cause)
 }
 
 // waitReplicaSet waits until the set is active (and done(set), when given). Status error is a terminal
@@ -671,14 +671,14 @@ func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, 
 		start = time.Now()
 	)
 	what := fmt.Sprintf("read replica set %q (%s) of service %s %s", name, id, serviceID, purpose)
-	rs, err := waitFor(ctx, pd, what, func(ctx context.Context) (PollResult[*api.ReadReplicaSet], error) {
+	rs, err := wait.For(ctx, pd.backoff, what, func(ctx context.Context) (wait.PollResult[*api.ReadReplicaSet], error) {
 		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
 		switch {
 		case api.IsNotFound(err):
-			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
 				"read replica set %q (%s) disappeared from service %s while waiting for it %s: it was deleted outside Terraform, or the service was", name, id, serviceID, purpose))
 		case err != nil:
-			return PollResult[*api.ReadReplicaSet]{}, err
+			return wait.PollResult[*api.ReadReplicaSet]{}, err
 		}
 		last = rs
 		if st := string(deref(rs.Status)); len(story) == 0 || story[len(story)-1] != st {
@@ -686,7 +686,7 @@ func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, 
 		}
 		switch st := deref(rs.Status); {
 		case st == api.ReplicaSetStatusError:
-			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
 				"read replica set %q (%s) of service %s is in status %q: the API could not provision it "+
 					"(nodes %d, cpu_millis %d, memory_gbs %d; statuses seen while waiting %s: %s, over %s). "+
 					"Status error is terminal: Terraform keeps the set as tainted and the next apply deletes and re-creates it; "+
@@ -694,12 +694,12 @@ func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, 
 				name, id, serviceID, st, deref(rs.Nodes), int64Value(rs.CPUMillis).ValueInt64(), int64Value(rs.MemoryGbs).ValueInt64(),
 				purpose, strings.Join(story, " -> "), time.Since(start).Round(time.Second)))
 		case st == api.ReplicaSetStatusDeleting:
-			return PollResult[*api.ReadReplicaSet]{}, stopWaiting(fmt.Errorf(
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
 				"read replica set %q (%s) of service %s is being deleted (outside Terraform, or with its service) while waiting for it %s", name, id, serviceID, purpose))
 		case st == api.ReplicaSetStatusActive && (done == nil || done(rs)):
-			return PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
+			return wait.PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
 		default:
-			return PollResult[*api.ReadReplicaSet]{Status: string(st)}, nil
+			return wait.PollResult[*api.ReadReplicaSet]{Status: string(st)}, nil
 		}
 	})
 	if err != nil {

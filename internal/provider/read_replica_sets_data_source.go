@@ -12,14 +12,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var (
-	_ datasource.DataSourceWithConfigure = (*readReplicaSetsDataSource)(nil)
-	_ datasource.DataSourceWithConfigure = (*readReplicaSetDataSource)(nil)
-)
+var ()
 
 // NewReadReplicaSetsDataSource is the dbcloud_read_replica_sets data source.
 func NewReadReplicaSetsDataSource() datasource.DataSource {
-	return &readReplicaSetsDataSource{dataSourceBase{typeName: "_read_replica_sets"}}
+	return manageDataSource(&readReplicaSetsDataSource{dataSourceBase{typeName: "dbcloud_read_replica_sets"}})
 }
 
 type readReplicaSetsDataSource struct{ dataSourceBase }
@@ -64,7 +61,7 @@ func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.Rea
 	}
 	serviceID := cfg.ServiceID.ValueString()
 	sets, err := d.pd.client.ListReplicaSets(ctx, serviceID)
-	if readFailed(&resp.Diagnostics, err, path.Root("service_id"), "Service not found", "Could not list read replica sets",
+	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("service_id"), "Service not found", "Could not list read replica sets",
 		fmt.Sprintf("There is no service %s in this project, so it has no read replica sets to list: %v", serviceID, err)) {
 		return
 	}
@@ -75,7 +72,7 @@ func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.Rea
 
 // NewReadReplicaSetDataSource is the dbcloud_read_replica_set data source.
 func NewReadReplicaSetDataSource() datasource.DataSource {
-	return &readReplicaSetDataSource{dataSourceBase{typeName: "_read_replica_set"}}
+	return manageDataSource(&readReplicaSetDataSource{dataSourceBase{typeName: "dbcloud_read_replica_set"}})
 }
 
 type readReplicaSetDataSource struct{ dataSourceBase }
@@ -112,7 +109,7 @@ func (d *readReplicaSetDataSource) Read(ctx context.Context, req datasource.Read
 	}
 	serviceID, id := cfg.ServiceID.ValueString(), cfg.ID.ValueString()
 	rs, err := d.pd.client.GetReplicaSet(ctx, serviceID, id)
-	if readFailed(&resp.Diagnostics, err, path.Root("id"), "Read replica set not found", "Could not read read replica set",
+	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "Read replica set not found", "Could not read read replica set",
 		fmt.Sprintf("Service %s has no read replica set %s (or the service does not exist): %v", serviceID, id, err)) {
 		return
 	}

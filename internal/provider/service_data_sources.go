@@ -16,11 +16,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var _ datasource.DataSourceWithConfigure = (*serviceDataSource)(nil)
-
 // NewServiceDataSource is the dbcloud_service data source.
 func NewServiceDataSource() datasource.DataSource {
-	return &serviceDataSource{dataSourceBase{typeName: "_service"}}
+	return manageDataSource(&serviceDataSource{dataSourceBase{typeName: "dbcloud_service"}})
 }
 
 type serviceDataSource struct{ dataSourceBase }
@@ -99,9 +97,6 @@ func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 }
 
 func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if notConfigured(d.pd, &resp.Diagnostics) {
-		return
-	}
 	var cfg serviceDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
@@ -122,7 +117,7 @@ func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not read service", err)
+		d.pd.addError(ctx, &resp.Diagnostics, "Could not read service", err)
 		return
 	}
 	out := serviceDataSourceModelFrom(svc, d.pd.client.ProjectID())
@@ -142,11 +137,9 @@ func serviceDataSourceModelFrom(svc *api.Service, projectID string) serviceDataS
 	}
 }
 
-var _ datasource.DataSourceWithConfigure = (*servicesDataSource)(nil)
-
 // NewServicesDataSource is the dbcloud_services data source.
 func NewServicesDataSource() datasource.DataSource {
-	return &servicesDataSource{dataSourceBase{typeName: "_services"}}
+	return manageDataSource(&servicesDataSource{dataSourceBase{typeName: "dbcloud_services"}})
 }
 
 type servicesDataSource struct{ dataSourceBase }
@@ -198,9 +191,6 @@ func (d *servicesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	if notConfigured(d.pd, &resp.Diagnostics) {
-		return
-	}
 	var cfg servicesDataSourceModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
@@ -208,7 +198,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	list, err := d.pd.client.ListServices(ctx)
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not list services", err)
+		d.pd.addError(ctx, &resp.Diagnostics, "Could not list services", err)
 		return
 	}
 	match := func(filter types.String, v *string) bool {

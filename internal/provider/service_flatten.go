@@ -4,13 +4,10 @@ package provider
 // and the dbcloud_services list data source.
 
 import (
-	"context"
-	"sort"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -209,17 +206,6 @@ func serviceAddonsSet(addons []string) types.Set {
 		vals = append(vals, types.StringValue(a))
 	}
 	return types.SetValueMust(types.StringType, vals)
-}
-
-// setStrings returns the known string elements of a set.
-func setStrings(ctx context.Context, s types.Set) ([]string, diag.Diagnostics) {
-	var out []string
-	if s.IsNull() || s.IsUnknown() {
-		return out, nil
-	}
-	diags := s.ElementsAs(ctx, &out, false)
-	sort.Strings(out)
-	return out, diags
 }
 
 // replicaSetObjects, the read replica sets of a service: read_replica_set_flatten.go.

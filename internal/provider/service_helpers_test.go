@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 func TestUnitServiceAddonsForServiceType(t *testing.T) {
@@ -166,9 +167,9 @@ func TestUnitServiceReplaceRules(t *testing.T) {
 // findCreatedService resolves a lost create answer by looking: one match is adopted, several are an
 // error naming them, none means nothing was created (only services created since the attempt count).
 func TestUnitServiceFindCreated(t *testing.T) {
-	old := ambiguousCreateLookFor
-	ambiguousCreateLookFor = 300 * time.Millisecond
-	t.Cleanup(func() { ambiguousCreateLookFor = old })
+	old := wait.LookFor
+	wait.LookFor = 300 * time.Millisecond
+	t.Cleanup(func() { wait.LookFor = old })
 
 	srv := newTestEmulator(t)
 	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}

@@ -18,7 +18,7 @@ var _ list.ListResourceWithConfigure = (*serviceListResource)(nil)
 
 // NewServiceListResource is the dbcloud_service list resource.
 func NewServiceListResource() list.ListResource {
-	return &serviceListResource{resourceBase{typeName: "_service"}}
+	return &serviceListResource{resourceBase{typeName: serviceTypeName}}
 }
 
 type serviceListResource struct{ resourceBase }
@@ -48,7 +48,7 @@ func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, st
 	}
 	services, err := r.pd.client.ListServices(ctx)
 	if err != nil {
-		stream.Results = listError("Could not list services", err)
+		stream.Results = r.pd.listError(ctx, "Could not list services", err)
 		return
 	}
 	projectID := r.pd.client.ProjectID()

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -334,9 +333,3 @@ func addonsMatchServiceType(addons []string, serviceType string) bool {
 	}
 	return true
 }
-
-// known reports whether a value is neither null nor unknown.
-func known(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
-
-// changedKnown reports whether a planned value is known and differs from the state's.
-func changedKnown(plan, state attr.Value) bool { return known(plan) && !plan.Equal(state) }

@@ -6,15 +6,14 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -45,7 +44,7 @@ var (
 
 // NewServiceResource is the dbcloud_service resource.
 func NewServiceResource() resource.Resource {
-	return &serviceResource{resourceBase{typeName: "_service"}}
+	return manageResource(&serviceResource{resourceBase{typeName: serviceTypeName}})
 }
 
 type serviceResource struct{ resourceBase }
@@ -92,9 +91,6 @@ type serviceForkModel struct {
 }
 
 func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	if notConfigured(r.pd, &resp.Diagnostics) {
-		return
-	}
 	var plan serviceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	var passwordWO types.String
@@ -144,12 +140,11 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	cur.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	fail := func(summary string, err error) {
-		if interrupted(err) {
+		if wait.Interrupted(err) {
 			// Ctrl-C: keep the service in state without an error, so Terraform does not taint it; the next
 			// plan sees a status that is not READY (or settings not yet applied) and plans an update that
 			// waits and applies them. The password is not known to be set: leave it to that update.
@@ -224,8 +219,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
-	pd.analytics.track(ctx, serviceTypeResource, "create")
+	pd.analytics.track(ctx, serviceTypeName, "create")
 }
 
 // createOrFork sends the create (or fork) call. A lost answer is resolved by looking
@@ -391,9 +385,6 @@ func firstKnown(vals ...types.String) string {
 }
 
 func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if notConfigured(r.pd, &resp.Diagnostics) {
-		return
-	}
 	var state serviceResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -403,7 +394,6 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 	svc, err := r.pd.reads.GetService(ctx, r.pd.client, id)
 	if api.IsNotFound(err) || (err == nil && serviceIsGone(svc)) {
 		tflog.Warn(ctx, "dbcloud: service no longer exists; removing it from state", map[string]any{"service_id": id})
-		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -416,7 +406,6 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, []byte("true"))...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 // readRecord is what Read makes of a state and the record the API answered for it: the new state,
@@ -436,9 +425,6 @@ func readRecord(state serviceResourceModel, svc *api.Service, projectID string) 
 }
 
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	if notConfigured(r.pd, &resp.Diagnostics) {
-		return
-	}
 	var state serviceResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -472,13 +458,10 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 		pd.addError(ctx, &resp.Diagnostics, "Service deletion did not finish", err)
 		return
 	}
-	pd.analytics.track(ctx, serviceTypeResource, "delete")
+	pd.analytics.track(ctx, serviceTypeName, "delete")
 }
 
 func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if importByIdentity(ctx, r.pd, req, resp) {
-		return
-	}
 	id := strings.TrimSpace(req.ID)
 	if id == "" || strings.Contains(id, "/") {
 		resp.Diagnostics.AddError("Invalid import ID", fmt.Sprintf("Import a service by its id, e.g. rp1pz7uyae; got %q.", req.ID))
@@ -505,64 +488,22 @@ func keepPlanned(m *serviceResourceModel, plan serviceResourceModel) {
 
 // ---- find, status, wait ----
 
-// ambiguousCreateLookFor is how long the provider keeps looking for a service whose create answer
-// was lost (a variable for tests); ambiguousClockSkew widens the "created after the attempt started"
-// window.
-var ambiguousCreateLookFor = 10 * time.Second
-
+// ambiguousClockSkew widens the "created after the attempt started" window of a lost create.
 const ambiguousClockSkew = time.Minute
 
 // findCreatedService resolves an ambiguous create (5xx, or the connection broke after sending) by
-// looking, never by sending the create again: it lists the project's services a few times for one
-// named name created at or after started (minus clock skew). Exactly one: it is the one. None: nothing
-// was created. Several: the provider cannot tell which is its own.
+// looking (wait.FindCreated), never by sending the create again: a service named name created at or
+// after started (minus clock skew) that is not being deleted.
 func findCreatedService(ctx context.Context, pd *providerData, name string, started time.Time, cause error) (*api.Service, error) {
-	// The create's own context may be done (a timeout is one way to get here); look anyway, briefly.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ambiguousCreateLookFor+30*time.Second)
-	defer cancel()
 	since := started.Add(-ambiguousClockSkew)
-	var lastErr error
-	w := Waiter[*api.Service]{
-		What:         fmt.Sprintf("a service named %q created since the lost answer", name),
-		Timeout:      ambiguousCreateLookFor,
-		Backoff:      pd.backoff,
-		MaxTransient: math.MaxInt,
-		Poll: func(ctx context.Context) (PollResult[*api.Service], error) {
-			found, err := findMatching(ctx, pd.client.ListServices, func(s *api.Service) bool {
-				return deref(s.Name) == name && deref(s.ServiceID) != "" && !serviceIsGone(s) && serviceStatus(s) != string(api.DELETING) &&
-					(s.Created == nil || !s.Created.Before(since))
-			})
-			lastErr = err
-			if err != nil {
-				return PollResult[*api.Service]{}, err
-			}
-			switch len(found) {
-			case 0:
-				return PollResult[*api.Service]{Status: "not found yet"}, nil
-			case 1:
-				return PollResult[*api.Service]{Value: &found[0], Done: true}, nil
-			}
-			ids := make([]string, 0, len(found))
-			for _, s := range found {
-				ids = append(ids, deref(s.ServiceID))
-			}
-			return PollResult[*api.Service]{}, fmt.Errorf("%w\n\nThe answer was lost, and %d services named %q created since then exist (%s): the provider cannot tell which one "+
-				"this apply created. Delete the extra ones or import the right one with `terraform import`, then apply again",
-				cause, len(found), name, strings.Join(ids, ", "))
+	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.Service]{
+		Kind: "service", Name: name, List: pd.client.ListServices,
+		Match: func(s *api.Service) bool {
+			return deref(s.Name) == name && deref(s.ServiceID) != "" && !serviceIsGone(s) && serviceStatus(s) != string(api.DELETING) &&
+				(s.Created == nil || !s.Created.Before(since))
 		},
-	}
-	svc, err := w.Wait(ctx)
-	var timeout *WaitTimeoutError
-	switch {
-	case err == nil:
-		return svc, nil
-	case !errors.As(err, &timeout) && lastErr == nil:
-		return nil, errors.Unwrap(err) // several candidates: the poll's own error
-	case lastErr != nil:
-		return nil, fmt.Errorf("%w\n\nThe answer was lost, and listing the services to find out whether %q was created failed too: %w. "+
-			"Check the project's services: if the service exists, import it with `terraform import`; otherwise apply again", cause, name, lastErr)
-	}
-	return nil, fmt.Errorf("%w\n\nThe answer was lost, but no service named %q appeared, so nothing was created: apply again", cause, name)
+		ID: func(s *api.Service) string { return deref(s.ServiceID) },
+	}, cause)
 }
 
 // serviceStatus is the record's status, "" when missing.
@@ -609,36 +550,36 @@ const maxServiceStaleAfterCall = 5
 
 func waitServiceStatus(ctx context.Context, pd *providerData, id string, target api.ServiceStatus, creating bool, staleOK int) (*api.Service, error) {
 	notFound, stale := 0, 0
-	return waitFor(ctx, pd, fmt.Sprintf("service %s to become %s", id, target), func(ctx context.Context) (PollResult[*api.Service], error) {
+	return wait.For(ctx, pd.backoff, fmt.Sprintf("service %s to become %s", id, target), func(ctx context.Context) (wait.PollResult[*api.Service], error) {
 		svc, err := pd.client.GetService(ctx, id)
 		if err != nil {
 			if creating && api.IsNotFound(err) && notFound < maxServiceNotFoundWhileCreating {
 				notFound++
-				return PollResult[*api.Service]{Status: "NOT_FOUND"}, nil
+				return wait.PollResult[*api.Service]{Status: "NOT_FOUND"}, nil
 			}
-			return PollResult[*api.Service]{}, err
+			return wait.PollResult[*api.Service]{}, err
 		}
 		notFound = 0
 		st := serviceStatus(svc)
 		switch {
 		case st == string(target):
-			return PollResult[*api.Service]{Value: svc, Status: st, Done: true}, nil
+			return wait.PollResult[*api.Service]{Value: svc, Status: st, Done: true}, nil
 		case st == string(api.DELETED), st == string(api.DELETING):
-			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was deleted outside Terraform", id, st)
+			return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was deleted outside Terraform", id, st)
 		case target == api.READY && st == string(api.PAUSED) && stale < staleOK:
 			stale++
 		case target == api.READY && (st == string(api.PAUSED) || st == string(api.PAUSING)):
-			return PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it was paused outside Terraform while Terraform waited for it "+
+			return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it was paused outside Terraform while Terraform waited for it "+
 				"to be READY, and a paused service accepts no change. Set paused = false in the configuration to have Terraform "+
 				"start it (or start it elsewhere), then apply again", id, st)
 		case target == api.PAUSED && st == string(api.READY):
 			if stale++; stale > staleOK {
-				return PollResult[*api.Service]{}, fmt.Errorf("service %s stayed READY after the stop call: it did not start pausing; apply again", id)
+				return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s stayed READY after the stop call: it did not start pausing; apply again", id)
 			}
 		case target == api.PAUSED && st == string(api.RESUMING):
-			return PollResult[*api.Service]{}, fmt.Errorf("service %s is RESUMING: it was started outside Terraform while Terraform waited for it to pause; apply again", id)
+			return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s is RESUMING: it was started outside Terraform while Terraform waited for it to pause; apply again", id)
 		}
-		return PollResult[*api.Service]{Value: svc, Status: st}, nil
+		return wait.PollResult[*api.Service]{Value: svc, Status: st}, nil
 	})
 }
 
@@ -652,24 +593,18 @@ func serviceStatusSettled(st string) bool {
 	return false
 }
 
-// interrupted reports whether err ends an operation because Terraform cancelled it (Ctrl-C), as
-// opposed to a timeout (context.DeadlineExceeded) or an API error.
-func interrupted(err error) bool {
-	return errors.Is(err, context.Canceled)
-}
-
 // waitServiceGone polls until GET answers 404 or the status is DELETED.
 func waitServiceGone(ctx context.Context, pd *providerData, id string) error {
-	_, err := waitFor(ctx, pd, fmt.Sprintf("service %s to be deleted", id), func(ctx context.Context) (PollResult[struct{}], error) {
+	_, err := wait.For(ctx, pd.backoff, fmt.Sprintf("service %s to be deleted", id), func(ctx context.Context) (wait.PollResult[struct{}], error) {
 		svc, err := pd.client.GetService(ctx, id)
 		if err != nil {
 			if api.IsNotFound(err) {
-				return PollResult[struct{}]{Status: "NOT_FOUND", Done: true}, nil
+				return wait.PollResult[struct{}]{Status: "NOT_FOUND", Done: true}, nil
 			}
-			return PollResult[struct{}]{}, err
+			return wait.PollResult[struct{}]{}, err
 		}
 		st := serviceStatus(svc)
-		return PollResult[struct{}]{Status: st, Done: st == string(api.DELETED)}, nil
+		return wait.PollResult[struct{}]{Status: st, Done: st == string(api.DELETED)}, nil
 	})
 	return err
 }

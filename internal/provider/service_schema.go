@@ -4,7 +4,6 @@ package provider
 
 import (
 	"context"
-	"regexp"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -162,7 +161,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"Changes are applied in place: the service is detached from the old VPC before it is attached to the new one. " +
 					"A VPC attached outside Terraform shows as a change. VPC ids are decimal strings such as `1234567890`. " +
 					"Removing it from the configuration detaches the service (absence is the only way to say \"not attached\").",
-				Validators: []validator.String{stringvalidator.RegexMatches(decimalIDRe, "must be a VPC id: a decimal string such as 1234567890")},
+				Validators: []validator.String{decimalID("VPC")},
 			},
 			"password": schema.StringAttribute{
 				Optional:  true,
@@ -337,9 +336,6 @@ const (
 	serviceTypeVector       = "VECTOR"
 )
 
-// decimalIDRe matches a VPC id: a decimal string.
-var decimalIDRe = regexp.MustCompile(`^[0-9]+$`)
-
 // serviceAddonValues are the values `addons` accepts.
 var serviceAddonValues = []string{addonTimeSeries, addonAI}
 
@@ -348,9 +344,6 @@ var serviceEnvironments = []string{string(api.DEV), string(api.PROD)}
 
 // serviceForkStrategies are the values `fork.strategy` accepts.
 var serviceForkStrategies = []string{string(api.LASTSNAPSHOT), string(api.NOW), string(api.PITR)}
-
-// serviceTypeResource is the resource type name used in analytics events.
-const serviceTypeResource = "dbcloud_service"
 
 var serviceForkedFromAttrTypes = map[string]attr.Type{
 	"project_id": types.StringType,

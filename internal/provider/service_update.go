@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -185,9 +186,6 @@ func (a serviceAction) record(cur *serviceResourceModel, plan serviceResourceMod
 }
 
 func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	if notConfigured(r.pd, &resp.Diagnostics) {
-		return
-	}
 	var plan, state serviceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -265,7 +263,6 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	out.InitialPassword = state.InitialPassword
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if resumeCreate {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, nil)...)
 	}
@@ -273,7 +270,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		// The configured addons were adopted: they are no longer derived.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)
 	}
-	pd.analytics.track(ctx, serviceTypeResource, "update")
+	pd.analytics.track(ctx, serviceTypeName, "update")
 }
 
 // saveProgress records what exists after a failed create or update: the record as the API shows it
@@ -312,7 +309,7 @@ const maxServiceConflictRetries = 4
 // after. applied says whether a service record shows the change; it is nil for a change that cannot be
 // observed (the password), which is re-sent: setting the same value twice is harmless.
 func changeService(ctx context.Context, pd *providerData, id, what string, async bool, call func(context.Context) error, applied func(*api.Service) bool) error {
-	c := busyCall{
+	c := wait.Busy{
 		What: fmt.Sprintf("service %s to accept %s", id, what),
 		Call: call,
 		Before: func(ctx context.Context) error {
@@ -329,7 +326,7 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 			return err == nil && applied(svc)
 		}
 	}
-	if err := retryWhileBusy(ctx, pd, c); err != nil {
+	if err := wait.WhileBusy(ctx, pd.backoff, c); err != nil {
 		return err
 	}
 	if async {
@@ -344,7 +341,7 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 // 409 otherwise), retries after a 409 or a lost answer, and is done at once when the service is
 // already PAUSING or PAUSED.
 func stopService(ctx context.Context, pd *providerData, id string) error {
-	c := busyCall{
+	c := wait.Busy{
 		What: fmt.Sprintf("service %s to accept the stop", id),
 		Call: func(ctx context.Context) error { _, err := pd.client.StopService(ctx, id); return err },
 		Before: func(ctx context.Context) error {
@@ -363,7 +360,7 @@ func stopService(ctx context.Context, pd *providerData, id string) error {
 		},
 		MaxRetries: maxServiceConflictRetries,
 	}
-	if err := retryWhileBusy(ctx, pd, c); err != nil && !errors.Is(err, errAlreadyThere) {
+	if err := wait.WhileBusy(ctx, pd.backoff, c); err != nil && !errors.Is(err, errAlreadyThere) {
 		return err
 	}
 	if _, err := waitServicePaused(ctx, pd, id); err != nil {
@@ -375,7 +372,7 @@ func stopService(ctx context.Context, pd *providerData, id string) error {
 // startService starts (resumes) a paused service and waits for READY. It waits for PAUSED first (a
 // stop may still be under way), and is done at once when the service is already RESUMING or READY.
 func startService(ctx context.Context, pd *providerData, id string) error {
-	c := busyCall{
+	c := wait.Busy{
 		What: fmt.Sprintf("service %s to accept the start", id),
 		Call: func(ctx context.Context) error { _, err := pd.client.StartService(ctx, id); return err },
 		Before: func(ctx context.Context) error {
@@ -394,7 +391,7 @@ func startService(ctx context.Context, pd *providerData, id string) error {
 		},
 		MaxRetries: maxServiceConflictRetries,
 	}
-	if err := retryWhileBusy(ctx, pd, c); err != nil && !errors.Is(err, errAlreadyThere) {
+	if err := wait.WhileBusy(ctx, pd.backoff, c); err != nil && !errors.Is(err, errAlreadyThere) {
 		return err
 	}
 	if _, err := waitServiceResumed(ctx, pd, id); err != nil {

@@ -18,13 +18,12 @@ import (
 )
 
 var (
-	_ datasource.DataSourceWithConfigure        = (*vpcDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*vpcDataSource)(nil)
 )
 
 // NewVPCDataSource is the dbcloud_vpc data source.
 func NewVPCDataSource() datasource.DataSource {
-	return &vpcDataSource{dataSourceBase{typeName: "_vpc"}}
+	return manageDataSource(&vpcDataSource{dataSourceBase{typeName: "dbcloud_vpc"}})
 }
 
 type vpcDataSource struct{ dataSourceBase }
@@ -75,7 +74,7 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if !cfg.ID.IsNull() {
 		id := cfg.ID.ValueString()
 		v, err := c.GetVPC(ctx, id)
-		if readFailed(&resp.Diagnostics, err, path.Root("id"), "VPC not found", "Could not read VPC",
+		if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "VPC not found", "Could not read VPC",
 			fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err)) {
 			return
 		}
@@ -84,7 +83,7 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		name := cfg.Name.ValueString()
 		vpcs, err := c.ListVPCs(ctx)
 		if err != nil {
-			addError(&resp.Diagnostics, "Could not list VPCs", err)
+			d.pd.addError(ctx, &resp.Diagnostics, "Could not list VPCs", err)
 			return
 		}
 		var matches []*api.VPC
@@ -117,11 +116,9 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }
 
-var _ datasource.DataSourceWithConfigure = (*vpcsDataSource)(nil)
-
 // NewVPCsDataSource is the dbcloud_vpcs data source.
 func NewVPCsDataSource() datasource.DataSource {
-	return &vpcsDataSource{dataSourceBase{typeName: "_vpcs"}}
+	return manageDataSource(&vpcsDataSource{dataSourceBase{typeName: "dbcloud_vpcs"}})
 }
 
 type vpcsDataSource struct{ dataSourceBase }
@@ -162,7 +159,7 @@ func (d *vpcsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 func (d *vpcsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
 	vpcs, err := d.pd.client.ListVPCs(ctx)
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not list VPCs", err)
+		d.pd.addError(ctx, &resp.Diagnostics, "Could not list VPCs", err)
 		return
 	}
 	out := vpcsDataModel{VPCs: make([]vpcDataItem, 0, len(vpcs))}

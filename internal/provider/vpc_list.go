@@ -17,7 +17,7 @@ var _ list.ListResourceWithConfigure = (*vpcListResource)(nil)
 
 // NewVPCListResource is the dbcloud_vpc list resource.
 func NewVPCListResource() list.ListResource {
-	return &vpcListResource{resourceBase{typeName: "_vpc"}}
+	return &vpcListResource{resourceBase{typeName: vpcTypeName}}
 }
 
 type vpcListResource struct{ resourceBase }
@@ -42,7 +42,7 @@ func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream
 	}
 	vpcs, err := r.pd.client.ListVPCs(ctx)
 	if err != nil {
-		stream.Results = listError("Could not list VPCs", err)
+		stream.Results = r.pd.listError(ctx, "Could not list VPCs", err)
 		return
 	}
 	timeouts := nullTimeouts(ctx, req)

@@ -14,11 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var _ datasource.DataSourceWithConfigure = (*vpcPeeringDataSource)(nil)
-
 // NewVPCPeeringDataSource is the dbcloud_vpc_peering data source.
 func NewVPCPeeringDataSource() datasource.DataSource {
-	return &vpcPeeringDataSource{dataSourceBase{typeName: "_vpc_peering"}}
+	return manageDataSource(&vpcPeeringDataSource{dataSourceBase{typeName: "dbcloud_vpc_peering"}})
 }
 
 type vpcPeeringDataSource struct{ dataSourceBase }
@@ -85,7 +83,7 @@ func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	}
 	vpcID, id := cfg.VPCID.ValueString(), cfg.ID.ValueString()
 	p, err := d.pd.client.GetPeering(ctx, vpcID, id)
-	if readFailed(&resp.Diagnostics, err, path.Root("id"), "VPC peering not found", "Could not read VPC peering",
+	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "VPC peering not found", "Could not read VPC peering",
 		fmt.Sprintf("There is no peering %s of VPC %s in this project (or no such VPC): %v", id, vpcID, err)) {
 		return
 	}
@@ -96,11 +94,9 @@ func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }
 
-var _ datasource.DataSourceWithConfigure = (*vpcPeeringsDataSource)(nil)
-
 // NewVPCPeeringsDataSource is the dbcloud_vpc_peerings data source.
 func NewVPCPeeringsDataSource() datasource.DataSource {
-	return &vpcPeeringsDataSource{dataSourceBase{typeName: "_vpc_peerings"}}
+	return manageDataSource(&vpcPeeringsDataSource{dataSourceBase{typeName: "dbcloud_vpc_peerings"}})
 }
 
 type vpcPeeringsDataSource struct{ dataSourceBase }
@@ -139,7 +135,7 @@ func (d *vpcPeeringsDataSource) Read(ctx context.Context, req datasource.ReadReq
 	}
 	vpcID := cfg.VPCID.ValueString()
 	peerings, err := d.pd.client.ListPeerings(ctx, vpcID)
-	if readFailed(&resp.Diagnostics, err, path.Root("vpc_id"), "VPC not found", "Could not list VPC peerings",
+	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("vpc_id"), "VPC not found", "Could not list VPC peerings",
 		fmt.Sprintf("There is no VPC %s in this project, so it has no peerings to list: %v", vpcID, err)) {
 		return
 	}

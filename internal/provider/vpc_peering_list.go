@@ -18,7 +18,7 @@ var _ list.ListResourceWithConfigure = (*vpcPeeringListResource)(nil)
 
 // NewVPCPeeringListResource is the dbcloud_vpc_peering list resource.
 func NewVPCPeeringListResource() list.ListResource {
-	return &vpcPeeringListResource{resourceBase{typeName: "_vpc_peering"}}
+	return &vpcPeeringListResource{resourceBase{typeName: peeringTypeName}}
 }
 
 type vpcPeeringListResource struct{ resourceBase }
@@ -44,7 +44,7 @@ func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest,
 	vpcID := cfg.VPCID.ValueString()
 	peerings, err := r.pd.client.ListPeerings(ctx, vpcID)
 	if err != nil {
-		stream.Results = listError(fmt.Sprintf("Could not list the peerings of VPC %s", vpcID), err)
+		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the peerings of VPC %s", vpcID), err)
 		return
 	}
 	timeouts := nullTimeouts(ctx, req)

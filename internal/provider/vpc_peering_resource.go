@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // Default timeouts of dbcloud_vpc_peering.
@@ -26,13 +27,11 @@ const (
 	peeringDeleteTimeout = 10 * time.Minute
 )
 
-const peeringTypeName = "dbcloud_vpc_peering"
-
 var _ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
 
 // NewVPCPeeringResource is the dbcloud_vpc_peering resource.
 func NewVPCPeeringResource() resource.Resource {
-	return &vpcPeeringResource{resourceBase{typeName: "_vpc_peering"}}
+	return manageResource(&vpcPeeringResource{resourceBase{typeName: peeringTypeName}})
 }
 
 type vpcPeeringResource struct{ resourceBase }
@@ -141,18 +140,15 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 
 	before, err := c.ListPeerings(ctx, vpcID)
 	if err != nil {
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	p, err := c.CreatePeering(ctx, vpcID, body)
 	if api.IsAmbiguous(err) {
-		if found := findNewPeering(ctx, c, vpcID, body, before); found != nil {
-			tflog.Info(ctx, "peering create had an ambiguous answer but the peering exists: adopting it", map[string]any{"id": deref(found.ID)})
-			p, err = found, nil
-		}
+		p, err = findNewPeering(ctx, r.pd, vpcID, body, before, err)
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	id := deref(p.ID)
@@ -167,36 +163,35 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	state.applyRecord(p)
 	state.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
 	last := p
 	what := fmt.Sprintf("peering %s of VPC %s to be provisioned (provisioned_id known)", id, vpcID)
-	_, err = waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+	_, err = wait.For(ctx, r.pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
 		got, err := c.GetPeering(ctx, vpcID, id)
 		switch {
 		case api.IsNotFound(err):
-			return PollResult[struct{}]{}, stopWaiting(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
+			return wait.PollResult[struct{}]{}, wait.Stop(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
 		case err != nil:
-			return PollResult[struct{}]{}, err
+			return wait.PollResult[struct{}]{}, err
 		}
 		last = got
 		status := deref(got.Status)
 		switch {
 		case deref(got.ErrorMessage) != "" || strings.EqualFold(status, "failed"):
-			return PollResult[struct{}]{}, stopWaiting(peeringFailed(vpcID, body, got))
+			return wait.PollResult[struct{}]{}, wait.Stop(peeringFailed(vpcID, body, got))
 		case deref(got.ProvisionedID) != "" || strings.EqualFold(status, "active"):
-			return PollResult[struct{}]{Done: true}, nil
+			return wait.PollResult[struct{}]{Done: true}, nil
 		}
-		return PollResult[struct{}]{Status: status + ", not yet provisioned"}, nil
+		return wait.PollResult[struct{}]{Status: status + ", not yet provisioned"}, nil
 	})
 	state.applyRecord(last)
 	state.nullUnknowns()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if err != nil {
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	r.pd.analytics.track(ctx, peeringTypeName, "create")
@@ -212,17 +207,15 @@ func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest,
 	p, err := r.pd.client.GetPeering(ctx, vpcID, id)
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC peering not found: removing it from state", map[string]any{"vpc_id": vpcID, "id": id})
-		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not read VPC peering", err)
+		r.pd.addError(ctx, &resp.Diagnostics, "Could not read VPC peering", err)
 		return
 	}
 	state.applyRecord(p)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 // Update only happens for the timeouts block: every argument replaces the peering.
@@ -233,7 +226,6 @@ func (r *vpcPeeringResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -251,7 +243,7 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
 
 	what := fmt.Sprintf("peering %s of VPC %s to be deleted", id, vpcID)
-	err := deleteAndWait(ctx, r.pd, what,
+	err := wait.Delete(ctx, r.pd.backoff, what,
 		func(ctx context.Context) (string, bool, error) {
 			p, err := c.GetPeering(ctx, vpcID, id)
 			if err != nil {
@@ -260,18 +252,15 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 			st := deref(p.Status)
 			return st, strings.EqualFold(st, "deleting"), nil
 		},
-		func(ctx context.Context) error { return c.DeletePeering(ctx, vpcID, id) })
+		func(ctx context.Context) error { return c.DeletePeering(ctx, vpcID, id) }, nil)
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not delete VPC peering", err)
+		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC peering", err)
 		return
 	}
 	r.pd.analytics.track(ctx, peeringTypeName, "delete")
 }
 
 func (r *vpcPeeringResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if importByIdentity(ctx, r.pd, req, resp) {
-		return
-	}
 	parts, err := splitImportID(req.ID, "vpc_id", "peering_id")
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid import ID for dbcloud_vpc_peering",
@@ -322,12 +311,17 @@ func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
 		deref(p.ID), vpcID, body.PeerVpcID, body.PeerAccountID, body.PeerRegionCode, deref(p.Status), msg)
 }
 
-// findNewPeering returns the one peering like body that was not in before, or nil.
-func findNewPeering(ctx context.Context, c *api.Client, vpcID string, body api.PeeringCreate, before []api.Peering) *api.Peering {
-	known := idSet(before, func(p *api.Peering) *string { return p.ID })
-	list := func(ctx context.Context) ([]api.Peering, error) { return c.ListPeerings(ctx, vpcID) }
-	return findOne(ctx, list, func(p *api.Peering) bool {
-		return !known[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
-			deref(p.PeerRegionCode) == body.PeerRegionCode
-	})
+// findNewPeering resolves a lost create answer (wait.FindCreated): the one peering like body that
+// was not in before.
+func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body api.PeeringCreate, before []api.Peering, cause error) (*api.Peering, error) {
+	id := func(p *api.Peering) string { return deref(p.ID) }
+	known := wait.IDSet(before, id)
+	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.Peering]{
+		Kind: "VPC peering", Name: "with " + body.PeerVpcID, ID: id,
+		List: func(ctx context.Context) ([]api.Peering, error) { return pd.client.ListPeerings(ctx, vpcID) },
+		Match: func(p *api.Peering) bool {
+			return !known[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
+				deref(p.PeerRegionCode) == body.PeerRegionCode
+		},
+	}, cause)
 }

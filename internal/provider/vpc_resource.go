@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // vpcDeleteTimeout bounds how long a VPC delete waits for services that are being deleted to let go of it.
@@ -28,12 +29,12 @@ const vpcDeleteTimeout = 10 * time.Minute
 // seen, a VPC delete waits out before it gives up (the API may lag behind a detach).
 const vpcUnexplainedConflicts = 5
 
-const vpcTypeName = "dbcloud_vpc"
-
 var _ resource.ResourceWithImportState = (*vpcResource)(nil)
 
 // NewVPCResource is the dbcloud_vpc resource.
-func NewVPCResource() resource.Resource { return &vpcResource{resourceBase{typeName: "_vpc"}} }
+func NewVPCResource() resource.Resource {
+	return manageResource(&vpcResource{resourceBase{typeName: vpcTypeName}})
+}
 
 type vpcResource struct{ resourceBase }
 
@@ -101,18 +102,15 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 
 	before, err := c.ListVPCs(ctx)
 	if err != nil {
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	vpc, err := c.CreateVPC(ctx, body)
 	if api.IsAmbiguous(err) {
-		if found := findNewVPC(ctx, c, body, before); found != nil {
-			tflog.Info(ctx, "VPC create had an ambiguous answer but the VPC exists: adopting it", map[string]any{"id": deref(found.ID)})
-			vpc, err = found, nil
-		}
+		vpc, err = findNewVPC(ctx, r.pd, body, before, err)
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, summary, err)
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
 	if deref(vpc.ID) == "" {
@@ -122,7 +120,6 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 	plan.ID = types.StringValue(deref(vpc.ID))
 	plan.applyRecord(vpc)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	r.pd.analytics.track(ctx, vpcTypeName, "create")
 }
 
@@ -135,17 +132,15 @@ func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	vpc, err := r.pd.client.GetVPC(ctx, state.ID.ValueString())
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC not found: removing it from state", map[string]any{"id": state.ID.ValueString()})
-		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics) // the framework wants an identity even for a removed object
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not read VPC", err)
+		r.pd.addError(ctx, &resp.Diagnostics, "Could not read VPC", err)
 		return
 	}
 	state.applyRecord(vpc)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -158,7 +153,7 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	if !plan.Name.Equal(state.Name) {
 		vpc, err := r.pd.client.RenameVPC(ctx, state.ID.ValueString(), plan.Name.ValueString())
 		if err != nil {
-			addError(&resp.Diagnostics, "Could not rename VPC", err)
+			r.pd.addError(ctx, &resp.Diagnostics, "Could not rename VPC", err)
 			return
 		}
 		plan.applyRecord(vpc)
@@ -166,7 +161,6 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	}
 	plan.ID = state.ID
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 
 func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -185,44 +179,41 @@ func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 
 	var unexplained int
 	what := fmt.Sprintf("VPC %s to be released by the services being deleted", id)
-	_, err := waitFor(ctx, r.pd, what, func(ctx context.Context) (PollResult[struct{}], error) {
+	_, err := wait.For(ctx, r.pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
 		err := c.DeleteVPC(ctx, id)
 		switch {
 		case err == nil, api.IsNotFound(err):
-			return PollResult[struct{}]{Done: true}, nil
-		case IsTransient(err):
-			return PollResult[struct{}]{}, err
+			return wait.PollResult[struct{}]{Done: true}, nil
+		case wait.IsTransient(err):
+			return wait.PollResult[struct{}]{}, err
 		case !api.IsConflict(err):
-			return PollResult[struct{}]{}, stopWaiting(err)
+			return wait.PollResult[struct{}]{}, wait.Stop(err)
 		}
 		h, herr := vpcHoldersOf(ctx, c, id)
 		if herr != nil {
-			return PollResult[struct{}]{}, herr
+			return wait.PollResult[struct{}]{}, herr
 		}
 		switch {
 		case h.firm():
-			return PollResult[struct{}]{}, stopWaiting(h.explain(id, state.Name.ValueString(), err))
+			return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
 		case len(h.leaving) > 0:
 			unexplained = 0
-			return PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
+			return wait.PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
 		}
 		unexplained++
 		if unexplained >= vpcUnexplainedConflicts {
-			return PollResult[struct{}]{}, stopWaiting(h.explain(id, state.Name.ValueString(), err))
+			return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
 		}
-		return PollResult[struct{}]{Status: conflictPollStatus(err)}, nil
+		return wait.PollResult[struct{}]{Status: wait.ConflictStatus(err)}, nil
 	})
 	if err != nil {
-		addError(&resp.Diagnostics, "Could not delete VPC", err)
+		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC", err)
 		return
 	}
 	r.pd.analytics.track(ctx, vpcTypeName, "delete")
 }
 
 func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if importByIdentity(ctx, r.pd, req, resp) {
-		return
-	}
 	if strings.TrimSpace(req.ID) == "" || strings.Contains(req.ID, "/") {
 		resp.Diagnostics.AddError("Invalid import ID for dbcloud_vpc",
 			fmt.Sprintf("expected an import ID of the form <vpc_id>, got %q. Example: terraform import dbcloud_vpc.example 1234567890", req.ID))
@@ -250,12 +241,17 @@ func (m *vpcModel) applyRecord(v *api.VPC) {
 	}
 }
 
-// findNewVPC returns the one VPC like body that was not in before, or nil.
-func findNewVPC(ctx context.Context, c *api.Client, body api.VPCCreate, before []api.VPC) *api.VPC {
-	known := idSet(before, func(v *api.VPC) *string { return v.ID })
-	return findOne(ctx, c.ListVPCs, func(v *api.VPC) bool {
-		return !known[deref(v.ID)] && deref(v.Name) == body.Name && deref(v.Cidr) == body.Cidr && deref(v.RegionCode) == body.RegionCode
-	})
+// findNewVPC resolves a lost create answer (wait.FindCreated): the one VPC like body that was not
+// in before.
+func findNewVPC(ctx context.Context, pd *providerData, body api.VPCCreate, before []api.VPC, cause error) (*api.VPC, error) {
+	id := func(v *api.VPC) string { return deref(v.ID) }
+	known := wait.IDSet(before, id)
+	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.VPC]{
+		Kind: "VPC", Name: body.Name, List: pd.client.ListVPCs, ID: id,
+		Match: func(v *api.VPC) bool {
+			return !known[deref(v.ID)] && deref(v.Name) == body.Name && deref(v.Cidr) == body.Cidr && deref(v.RegionCode) == body.RegionCode
+		},
+	}, cause)
 }
 
 // vpcHolders is what keeps a VPC from being deleted.

@@ -1,4 +1,4 @@
-package provider
+package wait
 
 import (
 	"context"
@@ -95,13 +95,13 @@ type Waiter[T any] struct {
 	// change is logged at once too); zero means DefaultProgressEvery. Only What, statuses and durations
 	// are logged: never values, so never secrets.
 	ProgressEvery time.Duration
-	// Poll looks once. An error is terminal unless it is transient (see IsTransient); stopWaiting(err)
+	// Poll looks once. An error is terminal unless it is transient (see IsTransient); Stop(err)
 	// ends the wait with err as it is.
 	Poll func(ctx context.Context) (PollResult[T], error)
 }
 
-// WaitTimeoutError says what was waited for, for how long, and the last status seen.
-type WaitTimeoutError struct {
+// TimeoutError says what was waited for, for how long, and the last status seen.
+type TimeoutError struct {
 	What       string
 	Waited     time.Duration
 	LastStatus string
@@ -109,7 +109,7 @@ type WaitTimeoutError struct {
 	Cause      error
 }
 
-func (e *WaitTimeoutError) Error() string {
+func (e *TimeoutError) Error() string {
 	last := "no status was seen"
 	if e.LastStatus != "" {
 		last = fmt.Sprintf("last status %s (seen for %s)", e.LastStatus, e.SeenFor.Round(time.Millisecond))
@@ -120,17 +120,17 @@ func (e *WaitTimeoutError) Error() string {
 	return fmt.Sprintf("timed out after %s waiting for %s: %s", e.Waited.Round(time.Millisecond), e.What, last)
 }
 
-func (e *WaitTimeoutError) Unwrap() error { return e.Cause }
+func (e *TimeoutError) Unwrap() error { return e.Cause }
 
 // stopError ends a wait at once with its error, even one that looks transient.
 type stopError struct{ err error }
 
 func (e *stopError) Error() string { return e.err.Error() }
 
-// stopWaiting is what a Poll returns to end the wait with err itself (Wait returns err unwrapped). It
+// Stop is what a Poll returns to end the wait with err itself (Wait returns err unwrapped). It
 // keeps the waiter from retrying an error that looks transient but must not be repeated (a create
 // answered 500) and from wrapping an error that already says everything.
-func stopWaiting(err error) error { return &stopError{err: err} }
+func Stop(err error) error { return &stopError{err: err} }
 
 // IsTransient reports whether a poll error is worth polling again: rate limiting, server errors and
 // requests that got no answer.
@@ -185,7 +185,7 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 	}
 	timeout := func(cause error) (T, error) {
 		now := clock.Now()
-		e := &WaitTimeoutError{What: w.What, Waited: now.Sub(start), LastStatus: lastStatus, Cause: cause}
+		e := &TimeoutError{What: w.What, Waited: now.Sub(start), LastStatus: lastStatus, Cause: cause}
 		if lastStatus != "" {
 			e.SeenFor = now.Sub(statusSince)
 		}

@@ -1,4 +1,4 @@
-package provider
+package wait
 
 import (
 	"bytes"
@@ -97,9 +97,9 @@ func TestWaiterTimeoutReportsLastStatus(t *testing.T) {
 	w := Waiter[string]{What: "service x to become READY", Timeout: 30 * time.Second,
 		Backoff: Backoff{First: time.Second, Factor: 2, Max: 8 * time.Second}, Clock: clock, Rand: func() float64 { return 0.5 }, Poll: poll}
 	_, err := w.Wait(context.Background())
-	var te *WaitTimeoutError
+	var te *TimeoutError
 	if !errors.As(err, &te) {
-		t.Fatalf("want a WaitTimeoutError, got %v", err)
+		t.Fatalf("want a TimeoutError, got %v", err)
 	}
 	if te.LastStatus != "CONFIGURING" || te.Waited != 30*time.Second || te.SeenFor != 29*time.Second {
 		t.Errorf("timeout error = %+v", te)
@@ -188,7 +188,7 @@ func TestWaiterHonoursContextDeadline(t *testing.T) {
 	w := Waiter[string]{What: "service y to become READY", Backoff: Backoff{First: 5 * time.Millisecond, Factor: 1}, Poll: poll}
 	start := time.Now()
 	_, err := w.Wait(ctx)
-	var te *WaitTimeoutError
+	var te *TimeoutError
 	if !errors.As(err, &te) || te.LastStatus != "CONFIGURING" {
 		t.Fatalf("want a timeout with the last status, got %v", err)
 	}

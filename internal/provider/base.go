@@ -1,0 +1,219 @@
+package provider
+
+// The one place for what every resource and data source needs around its own logic: the type name,
+// the provider data (Configure), the "provider not configured" guard, and, for resources, identity
+// kept in sync with state after Create, Read and Update and import by identity. Each resource
+// implements its CRUD and embeds resourceBase; its constructor wraps it with manageResource, and
+// the wrapper does the rest, so no resource calls these by hand.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+)
+
+// Type names of the resources (and of their list resources, analytics events and messages).
+const (
+	serviceTypeName    = "dbcloud_service"
+	replicaSetTypeName = "dbcloud_read_replica_set"
+	vpcTypeName        = "dbcloud_vpc"
+	peeringTypeName    = "dbcloud_vpc_peering"
+)
+
+// resourceBase is embedded by every resource (and list resource): its full type name, and the
+// provider data, nil until the provider is configured.
+type resourceBase struct {
+	pd       *providerData
+	typeName string
+}
+
+func (b *resourceBase) base() *resourceBase { return b }
+
+// Metadata and Configure serve the list resources, which embed resourceBase without the wrapper.
+func (b *resourceBase) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = b.typeName
+}
+
+func (b *resourceBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// resourceImpl is what a resource implements under the wrapper.
+type resourceImpl interface {
+	resource.ResourceWithImportState
+	resource.ResourceWithIdentity
+	base() *resourceBase
+}
+
+// manageResource wraps a resource with the cross-cutting concerns (see the top of this file).
+func manageResource(impl resourceImpl) resource.Resource { return &managedResource{impl: impl} }
+
+type managedResource struct{ impl resourceImpl }
+
+var (
+	_ resource.ResourceWithConfigure      = (*managedResource)(nil)
+	_ resource.ResourceWithImportState    = (*managedResource)(nil)
+	_ resource.ResourceWithIdentity       = (*managedResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*managedResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*managedResource)(nil)
+)
+
+func (m *managedResource) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	m.impl.Metadata(ctx, req, resp)
+}
+
+func (m *managedResource) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
+	m.impl.Schema(ctx, req, resp)
+}
+
+func (m *managedResource) IdentitySchema(ctx context.Context, req resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	m.impl.IdentitySchema(ctx, req, resp)
+}
+
+func (m *managedResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	m.impl.base().pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
+		return
+	}
+	m.impl.Create(ctx, req, resp)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
+		return
+	}
+	m.impl.Read(ctx, req, resp)
+	if resp.State.Raw.IsNull() {
+		// Removed (gone at the API): the framework still wants the identity the object had.
+		syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics)
+		return
+	}
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
+		return
+	}
+	m.impl.Update(ctx, req, resp)
+	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
+		return
+	}
+	m.impl.Delete(ctx, req, resp)
+}
+
+// ImportState imports by identity (an import block with `identity = {...}`) here, and by a string
+// id in the resource's own ImportState.
+func (m *managedResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
+		return
+	}
+	if importByIdentity(ctx, m.impl.base().pd, req, resp) {
+		return
+	}
+	m.impl.ImportState(ctx, req, resp)
+}
+
+func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if mp, ok := m.impl.(resource.ResourceWithModifyPlan); ok {
+		mp.ModifyPlan(ctx, req, resp)
+	}
+}
+
+func (m *managedResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if v, ok := m.impl.(resource.ResourceWithValidateConfig); ok {
+		v.ValidateConfig(ctx, req, resp)
+	}
+}
+
+// ---- data sources ----
+
+// dataSourceBase is embedded by every data source: its full type name and the provider data.
+type dataSourceBase struct {
+	pd       *providerData
+	typeName string
+}
+
+func (b *dataSourceBase) dsBase() *dataSourceBase { return b }
+
+func (b *dataSourceBase) Metadata(_ context.Context, _ datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = b.typeName
+}
+
+// dataSourceImpl is what a data source implements under the wrapper.
+type dataSourceImpl interface {
+	datasource.DataSource
+	dsBase() *dataSourceBase
+}
+
+// manageDataSource wraps a data source with the configured guard.
+func manageDataSource(impl dataSourceImpl) datasource.DataSource {
+	return &managedDataSource{impl: impl}
+}
+
+type managedDataSource struct{ impl dataSourceImpl }
+
+var (
+	_ datasource.DataSourceWithConfigValidators = (*managedDataSource)(nil)
+)
+
+func (m *managedDataSource) Metadata(ctx context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	m.impl.Metadata(ctx, req, resp)
+}
+
+func (m *managedDataSource) Schema(ctx context.Context, req datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	m.impl.Schema(ctx, req, resp)
+}
+
+func (m *managedDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	m.impl.dsBase().pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (m *managedDataSource) ConfigValidators(ctx context.Context) []datasource.ConfigValidator {
+	if v, ok := m.impl.(datasource.DataSourceWithConfigValidators); ok {
+		return v.ConfigValidators(ctx)
+	}
+	return nil
+}
+
+func (m *managedDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	if notConfigured(m.impl.dsBase().pd, &resp.Diagnostics) {
+		return
+	}
+	m.impl.Read(ctx, req, resp)
+}
+
+// ---- the provider data ----
+
+// providerDataFrom extracts the configured provider data in Configure of a resource or data source.
+// It returns nil (and no error) while the provider is not configured yet.
+func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T: this is a bug in the provider", data))
+		return nil
+	}
+	return pd
+}
+
+// notConfigured reports (as an error diagnostic) an operation before the provider was configured.
+func notConfigured(pd *providerData, diags *diag.Diagnostics) bool {
+	if pd == nil {
+		diags.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	}
+	return pd == nil
+}

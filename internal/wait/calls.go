@@ -1,0 +1,259 @@
+package wait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// MaxTransient is how many transient errors in a row a wait tolerates.
+const MaxTransient = 5
+
+// Interrupted reports whether err ends an operation because Terraform cancelled it (Ctrl-C), as
+// opposed to a timeout (context.DeadlineExceeded) or an API error.
+func Interrupted(err error) bool { return errors.Is(err, context.Canceled) }
+
+// For polls with backoff b until poll reports done, the ctx deadline (set from the `timeouts` block)
+// passes or ctx is cancelled.
+func For[T any](ctx context.Context, b Backoff, what string, poll func(ctx context.Context) (PollResult[T], error)) (T, error) {
+	w := Waiter[T]{What: what, Backoff: b, MaxTransient: MaxTransient, Poll: poll}
+	return w.Wait(api.WithPoll(ctx)) // under a rate limit, status polls wait behind creates and changes
+}
+
+// ---- busy: 409 "try again later" ----
+
+// Busy is one state-changing call that the API may answer 409 "busy, try again" (a 409 provably
+// changed nothing). Every such call sets a target value, so a lost answer (5xx, no answer) and a 409
+// are followed by a look (Applied) at whether the target already holds before the call is sent again.
+type Busy struct {
+	// What is waited for, in words: "the API to accept the resize of ...".
+	What string
+	Call func(context.Context) error
+	// Before, when set, runs before each attempt: it waits until the object can take the call and
+	// fails when it never will (a service must be READY). Its error ends the retry as it is.
+	Before func(context.Context) error
+	// Stuck, when set, says after a 409 whether the conflict can still clear: an error ends the retry.
+	Stuck func(context.Context) error
+	// Applied, when set, says whether the target of the call already holds: checked after a lost
+	// answer and after a 409 (an earlier, interrupted apply may have made the same call).
+	Applied func(context.Context) bool
+	// MaxRetries bounds the attempts after the first (409s and lost answers); zero means until the
+	// timeout.
+	MaxRetries int
+}
+
+// WhileBusy makes a busy call: it sends the call until it succeeds, waiting with backoff b while the
+// API answers 409, and looking (Applied) after a lost answer or a 409. It is the one way the provider
+// waits out a busy object.
+func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
+	look, attempt := false, 0
+	_, err := For(ctx, b, c.What, func(ctx context.Context) (PollResult[struct{}], error) {
+		if c.Before != nil {
+			if err := c.Before(ctx); err != nil {
+				return PollResult[struct{}]{}, Stop(err)
+			}
+		}
+		if look && c.Applied != nil && c.Applied(ctx) {
+			tflog.Info(ctx, "dbcloud: the call is already in effect (its answer was lost, or an earlier apply made it)", map[string]any{"what": c.What})
+			return PollResult[struct{}]{Done: true}, nil
+		}
+		err := c.Call(ctx)
+		if err == nil {
+			return PollResult[struct{}]{Done: true}, nil
+		}
+		look = api.IsAmbiguous(err) || api.IsConflict(err)
+		if api.IsConflict(err) && c.Applied != nil && c.Applied(ctx) {
+			tflog.Info(ctx, "dbcloud: the call answered 409, and its target already holds", map[string]any{"what": c.What})
+			return PollResult[struct{}]{Done: true}, nil
+		}
+		if attempt++; c.MaxRetries > 0 && attempt > c.MaxRetries {
+			return PollResult[struct{}]{}, Stop(err)
+		}
+		tflog.Debug(ctx, "dbcloud: state-changing call answered 409 or lost; trying again",
+			map[string]any{"what": c.What, "attempt": attempt, "error": err.Error()})
+		switch {
+		case api.IsConflict(err):
+			if c.Stuck != nil {
+				if serr := c.Stuck(ctx); serr != nil {
+					return PollResult[struct{}]{}, Stop(fmt.Errorf("%w\n\nThe API answered: %w", serr, err))
+				}
+			}
+			return PollResult[struct{}]{Status: ConflictStatus(err)}, nil
+		case IsTransient(err):
+			return PollResult[struct{}]{}, err
+		}
+		return PollResult[struct{}]{}, Stop(err)
+	})
+	return err
+}
+
+// ConflictStatus is the waiter status shown for a 409 answer.
+func ConflictStatus(err error) string {
+	var apiErr *api.APIError
+	if errors.As(err, &apiErr) && apiErr.Message != "" {
+		return "busy (HTTP 409: " + apiErr.Message + ")"
+	}
+	return "busy (HTTP 409)"
+}
+
+// Delete deletes an object and waits until it is gone. get reads the object (a 404 means gone)
+// and says whether it is already being deleted; del asks for the deletion, and is asked again only
+// while the object is neither gone nor being deleted (DELETE is idempotent). A 404 on DELETE is
+// success, a 409 (busy) is waited out unless stuck (when set) says it will not clear, transient
+// errors are polled through, others end the wait.
+func Delete(ctx context.Context, b Backoff, what string, get func(context.Context) (status string, deleting bool, err error),
+	del func(context.Context) error, stuck func(context.Context, error) error) error {
+	_, err := For(ctx, b, what, func(ctx context.Context) (PollResult[struct{}], error) {
+		status, deleting, err := get(ctx)
+		switch {
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case err != nil:
+			return PollResult[struct{}]{}, err
+		case deleting:
+			return PollResult[struct{}]{Status: status}, nil
+		}
+		err = del(ctx)
+		switch {
+		case err == nil:
+			return PollResult[struct{}]{Status: "delete requested"}, nil
+		case api.IsNotFound(err):
+			return PollResult[struct{}]{Done: true}, nil
+		case api.IsConflict(err):
+			if stuck != nil {
+				if serr := stuck(ctx, err); serr != nil {
+					return PollResult[struct{}]{}, Stop(serr)
+				}
+			}
+			return PollResult[struct{}]{Status: ConflictStatus(err)}, nil
+		case IsTransient(err):
+			return PollResult[struct{}]{}, err
+		}
+		return PollResult[struct{}]{}, Stop(err)
+	})
+	return err
+}
+
+// ---- lost create answers: find what the create made ----
+
+// LookFor is how long FindCreated keeps looking for what a create whose answer was lost made (a
+// variable for tests).
+var LookFor = 10 * time.Second
+
+// Created describes what a create made, for FindCreated: a list of the objects of its kind and a
+// match for the one the create would have made (its name, and not there before the create).
+type Created[T any] struct {
+	// Kind and Name name the object in messages: "read replica set", "replica-1".
+	Kind, Name string
+	List       func(context.Context) ([]T, error)
+	Match      func(*T) bool
+	ID         func(*T) string
+}
+
+// UnresolvedError is a lost create answer that looking could not resolve (the list kept failing):
+// the object may or may not exist.
+type UnresolvedError struct {
+	Kind, Name string
+	Cause      error // the create's own error
+	ListErr    error // the last error of the look
+}
+
+func (e *UnresolvedError) Error() string {
+	return fmt.Sprintf("%s\n\nThe answer to the create of %s %q was lost, and listing to find out whether it was created failed too: %s",
+		e.Cause.Error(), e.Kind, e.Name, e.ListErr.Error())
+}
+
+func (e *UnresolvedError) Unwrap() error { return e.Cause }
+
+// NotCreatedError is a lost create answer after which no such object appeared: nothing was created,
+// and sending the create again is safe.
+type NotCreatedError struct {
+	Kind, Name string
+	Cause      error
+}
+
+func (e *NotCreatedError) Error() string {
+	return fmt.Sprintf("%s\n\nThe answer to the create of %s %q was lost, but no such object appeared, so nothing was created: apply again",
+		e.Cause.Error(), e.Kind, e.Name)
+}
+
+func (e *NotCreatedError) Unwrap() error { return e.Cause }
+
+// FindCreated resolves a create whose answer was lost (cause) by looking, never by sending the create
+// again. It looks on a context that Ctrl-C does not cancel, for at most LookFor, with backoff b.
+// Exactly one match: it is the one (found). None: *NotCreatedError. Several: an error naming them.
+// The list kept failing: *UnresolvedError.
+func FindCreated[T any](ctx context.Context, b Backoff, c Created[T], cause error) (*T, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LookFor+30*time.Second)
+	defer cancel()
+	var lastErr error
+	w := Waiter[*T]{
+		What:         fmt.Sprintf("%s %q made by a create whose answer was lost", c.Kind, c.Name),
+		Timeout:      LookFor,
+		Backoff:      b,
+		MaxTransient: math.MaxInt,
+		Poll: func(ctx context.Context) (PollResult[*T], error) {
+			found, err := FindMatching(ctx, c.List, c.Match)
+			lastErr = err
+			if err != nil {
+				return PollResult[*T]{}, err
+			}
+			switch len(found) {
+			case 0:
+				return PollResult[*T]{Status: "not found yet"}, nil
+			case 1:
+				return PollResult[*T]{Value: &found[0], Done: true}, nil
+			}
+			ids := make([]string, 0, len(found))
+			for i := range found {
+				ids = append(ids, c.ID(&found[i]))
+			}
+			return PollResult[*T]{}, Stop(fmt.Errorf("%w\n\nThe answer was lost, and %d objects of kind %s named %q created since then exist (%s): "+
+				"the provider cannot tell which one this apply created. Delete the extra ones or import the right one with `terraform import`, "+
+				"then apply again", cause, len(found), c.Kind, c.Name, strings.Join(ids, ", ")))
+		},
+	}
+	found, err := w.Wait(ctx)
+	var timeout *TimeoutError
+	switch {
+	case err == nil:
+		tflog.Info(ctx, "dbcloud: a create's answer was lost, but the object exists: adopting it", map[string]any{"kind": c.Kind, "id": c.ID(found)})
+		return found, nil
+	case !errors.As(err, &timeout):
+		return nil, err // several candidates
+	case lastErr != nil:
+		return nil, &UnresolvedError{Kind: c.Kind, Name: c.Name, Cause: cause, ListErr: lastErr}
+	}
+	return nil, &NotCreatedError{Kind: c.Kind, Name: c.Name, Cause: cause}
+}
+
+// FindMatching lists objects and returns those that match.
+func FindMatching[T any](ctx context.Context, list func(context.Context) ([]T, error), match func(*T) bool) ([]T, error) {
+	all, err := list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var found []T
+	for i := range all {
+		if match(&all[i]) {
+			found = append(found, all[i])
+		}
+	}
+	return found, nil
+}
+
+// IDSet is the set of ids of objects (those that existed before a create).
+func IDSet[T any](objs []T, id func(*T) string) map[string]bool {
+	ids := make(map[string]bool, len(objs))
+	for i := range objs {
+		ids[id(&objs[i])] = true
+	}
+	return ids
+}
