@@ -1,9 +1,9 @@
 package provider
 
-// Resource identity (Terraform >= 1.12) of the four resources: the schema of each, kept in sync with
-// state by syncIdentity (called after every resp.State.Set of Create, Read and Update), and import by
-// identity (importByIdentity, called first in each ImportState). Every identity attribute has the name
-// of the state attribute it mirrors, so that one generic function serves all four resources.
+// Resource identity (Terraform >= 1.12) of the four resources (each IdentitySchema is in its resource
+// file): kept in sync with state by syncIdentity and imported by importByIdentity, both called by the
+// resource wrapper (base.go) only. Every identity attribute has the name of the state attribute it
+// mirrors, so that one generic function serves all four resources.
 
 import (
 	"context"
@@ -14,61 +14,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var (
-	_ resource.ResourceWithIdentity = (*serviceResource)(nil)
-	_ resource.ResourceWithIdentity = (*readReplicaSetResource)(nil)
-	_ resource.ResourceWithIdentity = (*vpcResource)(nil)
-	_ resource.ResourceWithIdentity = (*vpcPeeringResource)(nil)
-)
-
 // identityProjectID is the optional identity attribute naming the project (service only).
 const identityProjectID = "project_id"
-
-func (r *serviceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"id": identityschema.StringAttribute{
-				RequiredForImport: true,
-				Description:       "The service id.",
-			},
-			identityProjectID: identityschema.StringAttribute{
-				OptionalForImport: true,
-				Description:       "The project the service lives in. When given on import, it must be the provider's project_id.",
-			},
-		},
-	}
-}
-
-func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"service_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the parent service."},
-			"id":         identityschema.StringAttribute{RequiredForImport: true, Description: "The replica set id."},
-		},
-	}
-}
-
-func (r *vpcResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"id": identityschema.StringAttribute{RequiredForImport: true, Description: "The VPC id."},
-		},
-	}
-}
-
-func (r *vpcPeeringResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"vpc_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the VPC the peering belongs to."},
-			"id":     identityschema.StringAttribute{RequiredForImport: true, Description: "The peering id."},
-		},
-	}
-}
 
 // syncIdentity sets the identity from the state attributes of the same names. It does nothing when
 // there is no identity (a client without identity support) or no state (the resource was removed).

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
@@ -172,6 +173,15 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 				UpdateDescription: "How long an update may take, including waiting for the set to be `active` again after a resize. Default `30m`.",
 				DeleteDescription: "How long delete may take, including waiting until the set has left the list. Default `20m`.",
 			}),
+		},
+	}
+}
+
+func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"service_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the parent service."},
+			"id":         identityschema.StringAttribute{RequiredForImport: true, Description: "The replica set id."},
 		},
 	}
 }

@@ -9,12 +9,10 @@ import (
 	"strings"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
@@ -57,90 +55,89 @@ func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}
 }
 
+// ModifyPlan is the plan logic of dbcloud_service, in three parts: planCreate, planUpdate (with the
+// replacement rules, serviceReplacements, the one place that decides a replacement) and planDestroy.
 func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	// Create: fill in what is certain, so that the plan shows it.
-	if req.State.Raw.IsNull() {
-		if req.Plan.Raw.IsNull() {
-			return
-		}
-		var plan serviceResourceModel
-		resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		// Absent at create: the documented defaults (plain Postgres, running).
-		var cfgAddons types.Set
-		var cfgPaused types.Bool
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("addons"), &cfgAddons)...)
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("paused"), &cfgPaused)...)
-		if cfgAddons.IsNull() {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("addons"), serviceAddonsSet([]string{}))...)
-		}
-		if cfgPaused.IsNull() {
-			plan.Paused = types.BoolValue(false)
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("paused"), plan.Paused)...)
-		}
-		switch {
-		case plan.Paused.IsUnknown():
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
-		case plan.Paused.ValueBool():
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.PAUSED)))...)
-		default:
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
-		}
-		if known(plan.ConnectionPoolerEnabled) && !plan.ConnectionPoolerEnabled.ValueBool() {
-			r.setPoolerEndpointsNull(ctx, resp)
-		}
-		if plan.VpcID.IsNull() {
-			r.setVPCEndpointsNull(ctx, resp)
-		}
-		if plan.Fork.IsNull() {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("forked_from"), types.ObjectNull(serviceForkedFromAttrTypes))...)
-		}
-		return
+	switch {
+	case req.State.Raw.IsNull() && req.Plan.Raw.IsNull():
+	case req.State.Raw.IsNull():
+		r.planCreate(ctx, req, resp)
+	case req.Plan.Raw.IsNull():
+		r.planDestroy(ctx, req, resp)
+	default:
+		r.planUpdate(ctx, req, resp)
 	}
+}
 
-	var state serviceResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	protected := state.DeletionProtection.ValueBool()
-
-	// Destroy.
-	if req.Plan.Raw.IsNull() {
-		if protected {
-			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Service is protected against deletion",
-				fmt.Sprintf("Service %s (%s) has deletion_protection = true, so Terraform will not destroy it. "+
-					"To destroy it, set deletion_protection = false and apply first.", state.ID.ValueString(), state.Name.ValueString()))
-		}
-		return
-	}
-
+// planCreate fills in what is certain at create, so that the plan shows it: the documented defaults
+// (plain Postgres, running), the status to wait for, and the endpoints that will not exist.
+func (r *serviceResource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var plan serviceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	var cfgAddons types.Set
+	var cfgPaused types.Bool
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("addons"), &cfgAddons)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("paused"), &cfgPaused)...)
+	if cfgAddons.IsNull() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("addons"), serviceAddonsSet([]string{}))...)
+	}
+	if cfgPaused.IsNull() {
+		plan.Paused = types.BoolValue(false)
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("paused"), plan.Paused)...)
+	}
+	switch {
+	case plan.Paused.IsUnknown():
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+	case plan.Paused.ValueBool():
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.PAUSED)))...)
+	default:
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
+	}
+	if known(plan.ConnectionPoolerEnabled) && !plan.ConnectionPoolerEnabled.ValueBool() {
+		planEndpoint(ctx, resp, poolerEndpointAttrs, false)
+	}
+	if plan.VpcID.IsNull() {
+		planEndpoint(ctx, resp, vpcEndpointAttrs, false)
+	}
+	if plan.Fork.IsNull() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("forked_from"), types.ObjectNull(serviceForkedFromAttrTypes))...)
+	}
+}
 
-	// Replacement: the attribute plan modifiers decide it; resp.RequiresReplace does not show their
-	// decision here, so the same rules are applied again.
-	var replaced []string
-	if !plan.RegionCode.Equal(state.RegionCode) {
-		replaced = append(replaced, "region_code")
+// planDestroy refuses to destroy a protected service.
+func (r *serviceResource) planDestroy(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var state serviceResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if !resp.Diagnostics.HasError() && state.DeletionProtection.ValueBool() {
+		resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Service is protected against deletion",
+			fmt.Sprintf("Service %s (%s) has deletion_protection = true, so Terraform will not destroy it. "+
+				"To destroy it, set deletion_protection = false and apply first.", state.ID.ValueString(), state.Name.ValueString()))
 	}
-	if !plan.Addons.Equal(state.Addons) && addonsReplace(ctx, plan.Addons, state.ServiceType, addonsDerived(ctx, req.Private.GetKey)) {
-		replaced = append(replaced, "addons")
+}
+
+// planUpdate plans a change of an existing service: a replacement (and its protection), or an
+// update, which a paused service may refuse, and which moves some computed values and the status.
+func (r *serviceResource) planUpdate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var state, plan serviceResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
 	}
-	if !plan.Fork.Equal(state.Fork) && forkReplace(plan.Fork, state.Fork, state.ForkedFrom) {
-		replaced = append(replaced, "fork")
-	}
-	if len(replaced) > 0 {
-		if protected {
+	if replaced := serviceReplacements(ctx, plan, state, addonsDerived(ctx, req.Private.GetKey)); len(replaced) > 0 {
+		names := make([]string, 0, len(replaced))
+		for _, p := range replaced {
+			resp.RequiresReplace = append(resp.RequiresReplace, p)
+			names = append(names, p.String())
+		}
+		if state.DeletionProtection.ValueBool() {
 			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Service is protected against replacement",
 				fmt.Sprintf("Changing %s replaces service %s (%s), which destroys it, but it has deletion_protection = true. "+
 					"To replace it, set deletion_protection = false and apply first; or undo the change.",
-					strings.Join(replaced, ", "), state.ID.ValueString(), state.Name.ValueString()))
+					strings.Join(names, ", "), state.ID.ValueString(), state.Name.ValueString()))
 		}
 		return
 	}
@@ -152,8 +149,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !plan.Paused.IsUnknown() {
 		wantPaused = plan.Paused.ValueBool()
 	}
-	needsRunning := serviceChangesNeedingRunning(plan, state)
-	if statePaused && wantPaused && len(needsRunning) > 0 {
+	if needsRunning := serviceChangesNeedingRunning(plan, state); statePaused && wantPaused && len(needsRunning) > 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("paused"), "Service is paused",
 			fmt.Sprintf("Service %s (%s) is paused, and changing %s needs it running: a paused service accepts no change. "+
 				"Set paused = false in the configuration (Terraform then starts it first and applies the changes; set paused = true "+
@@ -183,31 +179,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.Plan.Raw.Equal(req.State.Raw) && !resumeCreate {
 		return
 	}
-
-	// Update: computed values keep their state value (UseStateForUnknown), except those the update moves.
-	if !plan.VpcID.Equal(state.VpcID) {
-		if plan.VpcID.IsNull() {
-			r.setVPCEndpointsNull(ctx, resp)
-		} else {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_hostname"), types.StringUnknown())...)
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_port"), types.Int64Unknown())...)
-		}
-	}
-	if !plan.ConnectionPoolerEnabled.Equal(state.ConnectionPoolerEnabled) {
-		if known(plan.ConnectionPoolerEnabled) && !plan.ConnectionPoolerEnabled.ValueBool() {
-			r.setPoolerEndpointsNull(ctx, resp)
-		} else {
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringUnknown())...)
-			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Unknown())...)
-		}
-	}
-	// Lowering ha_replicas below the synchronous count lowers that too, unless it is configured.
-	var cfgSync types.Int64
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sync_replicas"), &cfgSync)...)
-	if cfgSync.IsNull() && !plan.HAReplicas.Equal(state.HAReplicas) &&
-		(plan.HAReplicas.IsUnknown() || (known(state.SyncReplicas) && plan.HAReplicas.ValueInt64() < state.SyncReplicas.ValueInt64())) {
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("sync_replicas"), types.Int64Unknown())...)
-	}
+	r.planUpdateComputed(ctx, req, resp, plan, state)
 	// An update that calls the API ends by waiting for READY, or PAUSED when it pauses the service.
 	switch {
 	case plan.Paused.IsUnknown():
@@ -217,6 +189,41 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	case !wantPaused && (statePaused || serviceUpdateCallsAPI(plan, state)):
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
 	}
+}
+
+// planUpdateComputed: in an update, computed values keep their state value (UseStateForUnknown),
+// except those the update moves.
+func (r *serviceResource) planUpdateComputed(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state serviceResourceModel) {
+	if !plan.VpcID.Equal(state.VpcID) {
+		planEndpoint(ctx, resp, vpcEndpointAttrs, !plan.VpcID.IsNull())
+	}
+	if !plan.ConnectionPoolerEnabled.Equal(state.ConnectionPoolerEnabled) {
+		planEndpoint(ctx, resp, poolerEndpointAttrs, !known(plan.ConnectionPoolerEnabled) || plan.ConnectionPoolerEnabled.ValueBool())
+	}
+	// Lowering ha_replicas below the synchronous count lowers that too, unless it is configured.
+	var cfgSync types.Int64
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("sync_replicas"), &cfgSync)...)
+	if cfgSync.IsNull() && !plan.HAReplicas.Equal(state.HAReplicas) &&
+		(plan.HAReplicas.IsUnknown() || (known(state.SyncReplicas) && plan.HAReplicas.ValueInt64() < state.SyncReplicas.ValueInt64())) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("sync_replicas"), types.Int64Unknown())...)
+	}
+}
+
+// The host and port attributes of the service's optional endpoints.
+var (
+	vpcEndpointAttrs    = [2]string{"vpc_hostname", "vpc_port"}
+	poolerEndpointAttrs = [2]string{"pooler_hostname", "pooler_port"}
+)
+
+// planEndpoint plans an endpoint's host and port: unknown when the apply makes the endpoint, null
+// when it removes it.
+func planEndpoint(ctx context.Context, resp *resource.ModifyPlanResponse, attrs [2]string, comes bool) {
+	host, port := attr.Value(types.StringNull()), attr.Value(types.Int64Null())
+	if comes {
+		host, port = types.StringUnknown(), types.Int64Unknown()
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attrs[0]), host)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attrs[1]), port)...)
 }
 
 // serviceChangesNeedingRunning names the planned changes that make an API call a paused service
@@ -238,16 +245,6 @@ func serviceChangesNeedingRunning(plan, state serviceResourceModel) []string {
 	return out
 }
 
-func (r *serviceResource) setVPCEndpointsNull(ctx context.Context, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_hostname"), types.StringNull())...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("vpc_port"), types.Int64Null())...)
-}
-
-func (r *serviceResource) setPoolerEndpointsNull(ctx context.Context, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringNull())...)
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Null())...)
-}
-
 // serviceUpdateCallsAPI reports whether an update from state to plan makes an API call.
 func serviceUpdateCallsAPI(plan, state serviceResourceModel) bool {
 	return !plan.VpcID.Equal(state.VpcID) || changedKnown(plan.Name, state.Name) ||
@@ -259,7 +256,23 @@ func serviceUpdateCallsAPI(plan, state serviceResourceModel) bool {
 		changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion)
 }
 
-// ---- replacement rules (shared by the plan modifiers and ModifyPlan) ----
+// ---- replacement rules: decided here only (ModifyPlan sets RequiresReplace) ----
+
+// serviceReplacements are the attributes whose planned change replaces the service: region_code
+// (a service cannot move), addons (addonsReplace) and fork (forkReplace).
+func serviceReplacements(ctx context.Context, plan, state serviceResourceModel, addonsWereDerived bool) path.Paths {
+	var out path.Paths
+	if !plan.RegionCode.Equal(state.RegionCode) {
+		out = append(out, path.Root("region_code"))
+	}
+	if !plan.Addons.Equal(state.Addons) && addonsReplace(ctx, plan.Addons, state.ServiceType, addonsWereDerived) {
+		out = append(out, path.Root("addons"))
+	}
+	if !plan.Fork.Equal(state.Fork) && forkReplace(plan.Fork, state.Fork, state.ForkedFrom) {
+		out = append(out, path.Root("fork"))
+	}
+	return out
+}
 
 // addonsReplace decides whether an addons change replaces the service: always, unless the state's
 // addons were derived from service_type (import) and the new addons are consistent with it.
@@ -291,19 +304,6 @@ func forkReplace(planFork, stateFork, stateForkedFrom types.Object) bool {
 func addonsDerived(ctx context.Context, get func(context.Context, string) ([]byte, diag.Diagnostics)) bool {
 	b, diags := get(ctx, privateAddonsDerived)
 	return !diags.HasError() && len(b) > 0 && string(b) == "true"
-}
-
-func addonsRequiresReplaceIf(ctx context.Context, req planmodifier.SetRequest, resp *setplanmodifier.RequiresReplaceIfFuncResponse) {
-	derived := req.Private != nil && addonsDerived(ctx, req.Private.GetKey)
-	var st types.String
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("service_type"), &st)...)
-	resp.RequiresReplace = addonsReplace(ctx, req.PlanValue, st, derived)
-}
-
-func forkRequiresReplaceIf(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-	var ff types.Object
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("forked_from"), &ff)...)
-	resp.RequiresReplace = forkReplace(req.PlanValue, req.StateValue, ff)
 }
 
 // addonsForServiceType derives the addons from a service type (after import, or for data sources):

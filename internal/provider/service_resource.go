@@ -438,24 +438,22 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 	pd := r.pd
 	id := state.ID.ValueString()
 
-	for attempt := 0; ; attempt++ {
-		err := pd.client.DeleteService(ctx, id)
-		if err == nil || api.IsNotFound(err) {
-			break
-		}
-		if api.IsConflict(err) && attempt < maxServiceConflictRetries && ctx.Err() == nil {
-			// Busy: wait until the operation under way is over, then try again.
-			if _, werr := waitServiceReady(ctx, pd, id, false); werr != nil && !api.IsNotFound(werr) {
-				pd.addError(ctx, &resp.Diagnostics, "Could not delete service", fmt.Errorf("%w (and waiting for the service to become READY to try again: %w)", err, werr))
-				return
+	err := wait.Delete(ctx, pd.backoff, fmt.Sprintf("service %s to be deleted", id),
+		func(ctx context.Context) (string, bool, error) {
+			svc, err := pd.client.GetService(ctx, id)
+			if err != nil {
+				return "", false, err
 			}
-			continue
-		}
+			st := serviceStatus(svc)
+			if serviceIsGone(svc) {
+				return st, false, wait.ErrGone
+			}
+			return st, st == string(api.DELETING), nil
+		},
+		func(ctx context.Context) error { return pd.client.DeleteService(ctx, id) },
+		func(ctx context.Context, conflict error) error { return serviceDeleteBlocked(ctx, pd, id, conflict) })
+	if err != nil {
 		pd.addError(ctx, &resp.Diagnostics, "Could not delete service", err)
-		return
-	}
-	if err := waitServiceGone(ctx, pd, id); err != nil {
-		pd.addError(ctx, &resp.Diagnostics, "Service deletion did not finish", err)
 		return
 	}
 	pd.analytics.track(ctx, serviceTypeName, "delete")
@@ -591,6 +589,29 @@ func serviceStatusSettled(st string) bool {
 		return true
 	}
 	return false
+}
+
+// serviceDeleteBlocked says, after a DELETE answered 409, whether the conflict will not clear by
+// waiting: read replica sets that are not being deleted hold the service (a set Terraform does not
+// know: made outside Terraform, or left by an interrupted apply). Any other 409 (the service is busy)
+// is waited out.
+func serviceDeleteBlocked(ctx context.Context, pd *providerData, id string, conflict error) error {
+	sets, err := pd.client.ListReplicaSets(ctx, id)
+	if err != nil {
+		return nil
+	}
+	var holding []string
+	for _, rs := range sets {
+		if deref(rs.Status) != api.ReplicaSetStatusDeleting {
+			holding = append(holding, fmt.Sprintf("%s (%q, %s)", deref(rs.ID), deref(rs.Name), deref(rs.Status)))
+		}
+	}
+	if len(holding) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w\n\nService %s still has read replica sets that this configuration does not delete: %s. "+
+		"Delete them first: add them to the configuration with `terraform import dbcloud_read_replica_set.<name> %s/<replica_set_id>` "+
+		"and remove them, or delete them in the console; then destroy again", conflict, id, strings.Join(holding, ", "), id)
 }
 
 // waitServiceGone polls until GET answers 404 or the status is DELETED.

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
@@ -78,10 +79,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					setvalidator.ValueStringsAre(stringvalidator.OneOf(serviceAddonValues...)),
 				},
 				PlanModifiers: []planmodifier.Set{
-					setplanmodifier.UseStateForUnknown(),
-					setplanmodifier.RequiresReplaceIf(addonsRequiresReplaceIf,
-						"Changing addons replaces the service, unless it was imported and the new value is consistent with its service_type.",
-						"Changing `addons` replaces the service, unless it was imported and the new value is consistent with its `service_type`."),
+					setplanmodifier.UseStateForUnknown(), // replacement: serviceReplacements (service_plan.go)
 				},
 			},
 			"region_code": schema.StringAttribute{
@@ -91,7 +89,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"A fork inherits the region of its source. Changing it **replaces** the service; removing it from the " +
 					"configuration keeps the service where it is.",
 				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-				PlanModifiers: []planmodifier.String{useState, stringplanmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.String{useState}, // replacement: serviceReplacements (service_plan.go)
 			},
 			"cpu_millis": schema.Int64Attribute{
 				Optional: true,
@@ -309,11 +307,6 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						Validators: []validator.String{rfc3339StringValidator{}},
 					},
 				},
-				PlanModifiers: []planmodifier.Object{
-					objectplanmodifier.RequiresReplaceIf(forkRequiresReplaceIf,
-						"Changing fork replaces the service, unless the state has no fork block (after import) and the source matches forked_from.",
-						"Changing `fork` replaces the service, unless the state has no fork block (after import) and the source matches `forked_from`."),
-				},
 			},
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create: true, Update: true, Delete: true,
@@ -321,6 +314,21 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				UpdateDescription: "How long an update may take, including waiting for READY after each change. Default `30m`.",
 				DeleteDescription: "How long delete may take, including waiting until the service is gone. Default `20m`.",
 			}),
+		},
+	}
+}
+
+func (r *serviceResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"id": identityschema.StringAttribute{
+				RequiredForImport: true,
+				Description:       "The service id.",
+			},
+			identityProjectID: identityschema.StringAttribute{
+				OptionalForImport: true,
+				Description:       "The project the service lives in. When given on import, it must be the provider's project_id.",
+			},
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -114,6 +115,15 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 				CreateDescription: "How long create may take, waiting until the cloud side is provisioned (`provisioned_id` known); it never waits for the peer to accept. Default `20m`.",
 				DeleteDescription: "How long delete may take. Default `10m`.",
 			}),
+		},
+	}
+}
+
+func (r *vpcPeeringResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{
+		Attributes: map[string]identityschema.Attribute{
+			"vpc_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the VPC the peering belongs to."},
+			"id":     identityschema.StringAttribute{RequiredForImport: true, Description: "The peering id."},
 		},
 	}
 }

@@ -103,6 +103,9 @@ func ConflictStatus(err error) string {
 	return "busy (HTTP 409)"
 }
 
+// ErrGone is what a Delete's get returns for an object that a record shows gone (like a 404).
+var ErrGone = errors.New("the object is gone")
+
 // Delete deletes an object and waits until it is gone. get reads the object (a 404 means gone)
 // and says whether it is already being deleted; del asks for the deletion, and is asked again only
 // while the object is neither gone nor being deleted (DELETE is idempotent). A 404 on DELETE is
@@ -113,7 +116,7 @@ func Delete(ctx context.Context, b Backoff, what string, get func(context.Contex
 	_, err := For(ctx, b, what, func(ctx context.Context) (PollResult[struct{}], error) {
 		status, deleting, err := get(ctx)
 		switch {
-		case api.IsNotFound(err):
+		case api.IsNotFound(err), errors.Is(err, ErrGone):
 			return PollResult[struct{}]{Done: true}, nil
 		case err != nil:
 			return PollResult[struct{}]{}, err
