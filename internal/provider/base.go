@@ -82,12 +82,17 @@ func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	m.impl.Create(ctx, req, resp)
-	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+	if !isPlaceholder(ctx, resp.State) {
+		syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+	}
 }
 
 func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
+	}
+	if isPlaceholder(ctx, req.State) {
+		return // a lost create's placeholder (placeholder.go): its Delete looks for the object
 	}
 	m.impl.Read(ctx, req, resp)
 	if resp.State.Raw.IsNull() {
@@ -109,6 +114,14 @@ func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
+	}
+	if isPlaceholder(ctx, req.State) {
+		state, found, diags := resolvePlaceholder(ctx, m.impl, req)
+		resp.Diagnostics.Append(diags...)
+		if !found {
+			return
+		}
+		req.State = state
 	}
 	m.impl.Delete(ctx, req, resp)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -142,9 +143,11 @@ func FuzzFlattenService(f *testing.F) {
 			storable(t, "dbcloud_service resource", st, &m)
 
 			// The dbcloud_service data source (with its read replica sets).
-			ds := serviceDataSourceModelFrom(svc, testProjectID)
+			ds, diags := serviceDataSourceModelFrom(context.Background(), svc, testProjectID)
+			if diags.HasError() {
+				t.Fatalf("read_replica_sets of the dbcloud_service data source: %v", diags)
+			}
 			storable(t, "dbcloud_service data source", dsState, &ds)
-			_ = replicaSetObjects(svc.ReadReplicaSets)
 		})
 	})
 }
@@ -176,12 +179,16 @@ func FuzzFlattenRecords(f *testing.F) {
 				}
 				m.ServiceID, m.ID = types.StringValue("rp1pz7uyae"), types.StringValue(deref(rs.ID))
 				m.applyRecord(rs)
-				m.nullUnknowns()
+				nullUnknowns(&m)
 				storable(t, "dbcloud_read_replica_set resource", st, &m)
 				_ = replicaSetData(rs)
 				sets = append(sets, *rs)
 			})
-			list.ReadReplicaSets = replicaSetObjects(&sets)
+			var diags diag.Diagnostics
+			list.ReadReplicaSets, diags = replicaSetObjects(context.Background(), &sets)
+			if diags.HasError() {
+				t.Fatalf("replica set list: %v", diags)
+			}
 			list.ReplicaSets = list.ReadReplicaSets
 			storable(t, "dbcloud_read_replica_sets data source", rsDS, &list)
 		case 1:
@@ -206,7 +213,7 @@ func FuzzFlattenRecords(f *testing.F) {
 					t.Fatalf("null model: %v", d)
 				}
 				m.applyRecord(p)
-				m.nullUnknowns()
+				nullUnknowns(&m)
 				storable(t, "dbcloud_vpc_peering resource", st, &m)
 				if deref(p.ErrorMessage) != "" {
 					_ = peeringFailed("1234567890", api.PeeringCreate{}, p).Error()

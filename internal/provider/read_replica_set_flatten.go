@@ -1,19 +1,23 @@
 package provider
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
-// One read replica set as the data sources show it: an item of dbcloud_read_replica_sets, an item of
-// dbcloud_service's read_replica_sets, and the dbcloud_read_replica_set data source all have these
-// fields, under these names, mapped by replicaSetData.
+// One read replica set as the API shows it: replicaSetFields is the model of the dbcloud_read_replica_set
+// data source, of each item of dbcloud_read_replica_sets and of dbcloud_service's read_replica_sets,
+// and it is embedded in the resource's model, so that its field list is written once here (the
+// object type comes from the schema attributes, the list value from the structs).
 
-// replicaSetDataModel is one replica set in a data source.
-type replicaSetDataModel struct {
+// replicaSetFields is one replica set; applyRecord maps a record into it.
+type replicaSetFields struct {
 	ID                      types.String `tfsdk:"id"`
 	Name                    types.String `tfsdk:"name"`
 	Status                  types.String `tfsdk:"status"`
@@ -26,22 +30,7 @@ type replicaSetDataModel struct {
 	Port                    types.Int64  `tfsdk:"port"`
 	PoolerHostname          types.String `tfsdk:"pooler_hostname"`
 	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
-}
-
-// replicaSetItemAttrTypes are the attribute types of replicaSetDataModel.
-var replicaSetItemAttrTypes = map[string]attr.Type{
-	"id":                        types.StringType,
-	"name":                      types.StringType,
-	"status":                    types.StringType,
-	"nodes":                     types.Int64Type,
-	"cpu_millis":                types.Int64Type,
-	"memory_gbs":                types.Int64Type,
-	"environment":               types.StringType,
-	"connection_pooler_enabled": types.BoolType,
-	"hostname":                  types.StringType,
-	"port":                      types.Int64Type,
-	"pooler_hostname":           types.StringType,
-	"pooler_port":               types.Int64Type,
+	ConnectionURI           types.String `tfsdk:"connection_uri"`
 }
 
 // replicaSetItemAttributes are the computed schema attributes of one replica set in a data source.
@@ -59,53 +48,34 @@ func replicaSetItemAttributes() map[string]schema.Attribute {
 		"port":                      schema.Int64Attribute{Computed: true, MarkdownDescription: "TCP port of the read-only endpoint."},
 		"pooler_hostname":           schema.StringAttribute{Computed: true, MarkdownDescription: "Host name of the connection pooler; null while it is disabled."},
 		"pooler_port":               schema.Int64Attribute{Computed: true, MarkdownDescription: "TCP port of the connection pooler; null while it is disabled."},
+		"connection_uri":            schema.StringAttribute{Computed: true, MarkdownDescription: "Connection string of the read-only endpoint, with the primary's role and no password: `postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`."},
 	}
 }
 
+// replicaSetItemType is the object type of one replica set in a data source, from its attributes.
+var replicaSetItemType = func() types.ObjectType {
+	attrTypes := map[string]attr.Type{}
+	for name, a := range replicaSetItemAttributes() {
+		attrTypes[name] = a.GetType()
+	}
+	return types.ObjectType{AttrTypes: attrTypes}
+}()
+
 // replicaSetData converts an API record, with nulls for what it leaves out.
-func replicaSetData(rs *api.ReadReplicaSet) replicaSetDataModel {
-	m := readReplicaSetModel{
-		Name: types.StringNull(), Nodes: types.Int64Null(), CPUMillis: types.Int64Null(), MemoryGbs: types.Int64Null(),
-		Environment: types.StringNull(), Status: types.StringNull(),
-	}
+func replicaSetData(rs *api.ReadReplicaSet) replicaSetFields {
+	var m replicaSetFields
 	m.applyRecord(rs)
-	return replicaSetDataModel{
-		ID:                      types.StringPointerValue(rs.ID),
-		Name:                    m.Name,
-		Status:                  m.Status,
-		Nodes:                   m.Nodes,
-		CPUMillis:               m.CPUMillis,
-		MemoryGbs:               m.MemoryGbs,
-		Environment:             m.Environment,
-		ConnectionPoolerEnabled: m.ConnectionPoolerEnabled,
-		Hostname:                m.Hostname,
-		Port:                    m.Port,
-		PoolerHostname:          m.PoolerHostname,
-		PoolerPort:              m.PoolerPort,
-	}
+	m.ID = types.StringPointerValue(rs.ID)
+	nullUnknowns(&m)
+	return m
 }
 
 // replicaSetObjects maps a list of replica sets (a service's, or a list call's) to a list value of
-// replicaSetItemAttrTypes objects; nil is an empty list.
-func replicaSetObjects(sets *[]api.ReadReplicaSet) types.List {
-	objType := types.ObjectType{AttrTypes: replicaSetItemAttrTypes}
-	vals := make([]attr.Value, 0, len(deref(sets)))
+// replicaSetItemType objects; nil is an empty list.
+func replicaSetObjects(ctx context.Context, sets *[]api.ReadReplicaSet) (types.List, diag.Diagnostics) {
+	items := make([]replicaSetFields, 0, len(deref(sets)))
 	for _, rs := range deref(sets) {
-		m := replicaSetData(&rs)
-		vals = append(vals, types.ObjectValueMust(replicaSetItemAttrTypes, map[string]attr.Value{
-			"id":                        m.ID,
-			"name":                      m.Name,
-			"status":                    m.Status,
-			"nodes":                     m.Nodes,
-			"cpu_millis":                m.CPUMillis,
-			"memory_gbs":                m.MemoryGbs,
-			"environment":               m.Environment,
-			"connection_pooler_enabled": m.ConnectionPoolerEnabled,
-			"hostname":                  m.Hostname,
-			"port":                      m.Port,
-			"pooler_hostname":           m.PoolerHostname,
-			"pooler_port":               m.PoolerPort,
-		}))
+		items = append(items, replicaSetData(&rs))
 	}
-	return types.ListValueMust(objType, vals)
+	return types.ListValueFrom(ctx, replicaSetItemType, items)
 }

@@ -32,12 +32,12 @@ func TestUnitReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 	sch := sr.Schema
 	typ := sch.Type().TerraformType(ctx)
 
-	cfg := readReplicaSetModel{
-		ID: types.StringUnknown(), ServiceID: types.StringValue(svc), Name: types.StringValue("interrupted"),
+	cfg := readReplicaSetModel{ServiceID: types.StringValue(svc), replicaSetFields: replicaSetFields{
+		ID: types.StringUnknown(), Name: types.StringValue("interrupted"),
 		Nodes: types.Int64Unknown(), CPUMillis: types.Int64Value(500), MemoryGbs: types.Int64Value(2),
 		Environment: types.StringValue("PROD"), ConnectionPoolerEnabled: types.BoolValue(true),
 		Status: types.StringUnknown(), Hostname: types.StringUnknown(), Port: types.Int64Unknown(),
-		PoolerHostname: types.StringUnknown(), PoolerPort: types.Int64Unknown(),
+		PoolerHostname: types.StringUnknown(), PoolerPort: types.Int64Unknown()},
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "update": types.StringType, "delete": types.StringType})},
 	}

@@ -51,9 +51,7 @@ func (r *readReplicaSetListResource) List(ctx context.Context, req list.ListRequ
 		if deref(rs.ID) == "" || deref(rs.Status) == api.ReplicaSetStatusDeleting {
 			return nil, "", false
 		}
-		m := readReplicaSetModel{ID: types.StringValue(deref(rs.ID)), ServiceID: types.StringValue(serviceID), Timeouts: timeouts}
-		m.applyRecord(rs)
-		m.nullUnknowns()
+		m := readReplicaSetModel{replicaSetFields: replicaSetData(rs), ServiceID: types.StringValue(serviceID), Timeouts: timeouts}
 		return m, fmt.Sprintf("%s (%s/%s)", deref(rs.Name), serviceID, deref(rs.ID)), true
 	})
 }

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -44,21 +47,12 @@ func NewReadReplicaSetResource() resource.Resource {
 
 type readReplicaSetResource struct{ resourceBase }
 
+// readReplicaSetModel is the resource's model: the set's fields (replicaSetFields, mapped from a
+// record by applyRecord) and the arguments only the resource has.
 type readReplicaSetModel struct {
-	ID                      types.String   `tfsdk:"id"`
-	ServiceID               types.String   `tfsdk:"service_id"`
-	Name                    types.String   `tfsdk:"name"`
-	Nodes                   types.Int64    `tfsdk:"nodes"`
-	CPUMillis               types.Int64    `tfsdk:"cpu_millis"`
-	MemoryGbs               types.Int64    `tfsdk:"memory_gbs"`
-	Environment             types.String   `tfsdk:"environment"`
-	ConnectionPoolerEnabled types.Bool     `tfsdk:"connection_pooler_enabled"`
-	Status                  types.String   `tfsdk:"status"`
-	Hostname                types.String   `tfsdk:"hostname"`
-	Port                    types.Int64    `tfsdk:"port"`
-	PoolerHostname          types.String   `tfsdk:"pooler_hostname"`
-	PoolerPort              types.Int64    `tfsdk:"pooler_port"`
-	Timeouts                timeouts.Value `tfsdk:"timeouts"`
+	replicaSetFields
+	ServiceID types.String   `tfsdk:"service_id"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -155,6 +149,13 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 				MarkdownDescription: "TCP port of the replica set's read-only endpoint.",
 				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
+			"connection_uri": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Connection string of the read-only endpoint: the primary's role and database, no password " +
+					"(`postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`). Use the primary service's password with " +
+					"`provider::dbcloud::with_password`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
 			"pooler_hostname": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "Host name of the replica set's connection pooler; null while the pooler is disabled.",
@@ -213,6 +214,8 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 }
 
+// Create creates the set once its service is READY, records its id in state at once, waits until it
+// is active and applies the settings the create call cannot take (pooler, environment).
 func (r *readReplicaSetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan readReplicaSetModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -225,19 +228,16 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	}
 	defer cancel()
 	const summary = "Could not create read replica set"
-
 	serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
 	nodes := int64(1) // the documented default when the configuration does not set it
-	if !plan.Nodes.IsUnknown() && !plan.Nodes.IsNull() {
+	if known(plan.Nodes) {
 		nodes = plan.Nodes.ValueInt64()
 	}
-	body := api.ReadReplicaSetCreate{
-		Name:      name,
-		Nodes:     int(nodes),
-		CPUMillis: int(plan.CPUMillis.ValueInt64()),
-		MemoryGbs: int(plan.MemoryGbs.ValueInt64()),
+	body := api.ReadReplicaSetCreate{Name: name, Nodes: int(nodes), CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())}
+	created, before, err := createReplicaSetWhenReady(ctx, r.pd, serviceID, body)
+	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(before))}, summary, err) {
+		return
 	}
-	created, err := createReplicaSetWhenReady(ctx, r.pd, serviceID, body)
 	if err != nil {
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
@@ -247,60 +247,59 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID))
 		return
 	}
-
 	// Save the id at once: if anything below fails, Terraform keeps the set (tainted) instead of losing it.
 	state := plan
 	state.ID = types.StringValue(id)
 	state.applyRecord(created)
-	state.nullUnknowns()
+	nullUnknowns(&state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-
 	rs, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active", nil)
-	if err != nil {
-		if rs != nil {
-			state.applyRecord(rs)
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		}
-		if wait.Interrupted(err) {
-			// Interrupted (Ctrl-C): keep the set in state untainted; the next plan sees its status
-			// (creating) and plans the wait (ModifyPlan), instead of a destroy and a second create.
-			resp.Diagnostics.AddWarning("Read replica set creation interrupted: the set is kept",
-				fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
-					"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
-					"without creating a second set. Detail: %s", name, id, serviceID, state.Status.ValueString(), errorDetail(err)))
-			return
-		}
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
+	if rs != nil {
+		state.applyRecord(rs)
 	}
-	state.applyRecord(rs)
-
-	if want := plan.ConnectionPoolerEnabled; !want.IsUnknown() && !want.IsNull() && want.ValueBool() != replicaSetPoolerEnabled(rs) {
-		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id, want.ValueBool()); err != nil {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-			return
-		}
+	if err == nil {
+		_, err = r.applySettings(ctx, plan, state.ID, types.BoolValue(replicaSetPoolerEnabled(rs)), types.StringValue(replicaSetEnvironment(rs)))
 	}
-	if want := plan.Environment; !want.IsUnknown() && !want.IsNull() && want.ValueString() != replicaSetEnvironment(rs) {
-		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id, want.ValueString()); err != nil {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-			return
-		}
+	if err == nil {
+		rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id)
+		state.applyRecord(rs)
 	}
-
-	rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	state.applyRecord(rs)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	r.pd.analytics.track(ctx, replicaSetTypeName, "create")
+	switch {
+	case err == nil:
+		r.pd.analytics.track(ctx, replicaSetTypeName, "create")
+	case wait.Interrupted(err):
+		// Interrupted (Ctrl-C): keep the set in state untainted; the next plan sees its status
+		// (creating) and plans the wait (ModifyPlan), instead of a destroy and a second create.
+		resp.Diagnostics.AddWarning("Read replica set creation interrupted: the set is kept",
+			fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
+				"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
+				"without creating a second set. Detail: %s", name, id, serviceID, state.Status.ValueString(), errorDetail(err)))
+	default:
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
+	}
+}
+
+// applySettings sets the pooler and the environment of the set where the plan wants other values
+// than it has (unknown and null planned values change nothing). changed says whether a call was made.
+func (r *readReplicaSetResource) applySettings(ctx context.Context, plan readReplicaSetModel, id types.String, pooler types.Bool, env types.String) (changed bool, err error) {
+	serviceID := plan.ServiceID.ValueString()
+	if want := plan.ConnectionPoolerEnabled; known(want) && !want.Equal(pooler) {
+		changed = true
+		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id.ValueString(), want.ValueBool()); err != nil {
+			return changed, err
+		}
+	}
+	if want := plan.Environment; known(want) && !want.Equal(env) {
+		changed = true
+		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id.ValueString(), want.ValueString()); err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
 }
 
 func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -375,21 +374,12 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 			return
 		}
 	}
-	if want := plan.ConnectionPoolerEnabled; !want.IsUnknown() && !want.IsNull() && !want.Equal(state.ConnectionPoolerEnabled) {
-		changed = true
-		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id, want.ValueBool()); err != nil {
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-			return
-		}
+	settings, err := r.applySettings(ctx, plan, state.ID, state.ConnectionPoolerEnabled, state.Environment)
+	if err != nil {
+		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
+		return
 	}
-	if want := plan.Environment; !want.IsUnknown() && !want.IsNull() && !want.Equal(state.Environment) {
-		changed = true
-		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id, want.ValueString()); err != nil {
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-			return
-		}
-	}
-
+	changed = changed || settings
 	if changed {
 		rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
 		if err != nil {
@@ -398,7 +388,7 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		}
 		plan.applyRecord(rs)
 	}
-	plan.nullUnknowns()
+	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	if changed {
 		r.pd.analytics.track(ctx, replicaSetTypeName, "update")
@@ -451,7 +441,7 @@ func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.I
 // ---- model <-> API ----
 
 // applyRecord copies what the API reports into the model. Fields the record leaves out keep their value.
-func (m *readReplicaSetModel) applyRecord(rs *api.ReadReplicaSet) {
+func (m *replicaSetFields) applyRecord(rs *api.ReadReplicaSet) {
 	if rs == nil {
 		return
 	}
@@ -479,30 +469,13 @@ func (m *readReplicaSetModel) applyRecord(rs *api.ReadReplicaSet) {
 	} else {
 		m.Hostname, m.Port = types.StringNull(), types.Int64Null()
 	}
+	m.ConnectionURI = connectionURI(m.Hostname, m.Port)
 	m.ConnectionPoolerEnabled = types.BoolValue(replicaSetPoolerEnabled(rs))
 	if replicaSetPoolerEnabled(rs) {
 		m.PoolerHostname = types.StringPointerValue(rs.ConnectionPooler.Endpoint.Host)
 		m.PoolerPort = int64Value(rs.ConnectionPooler.Endpoint.Port)
 	} else {
 		m.PoolerHostname, m.PoolerPort = types.StringNull(), types.Int64Null()
-	}
-}
-
-// nullUnknowns turns the values still unknown (computed ones the API did not report) into nulls:
-// state must not hold unknowns.
-func (m *readReplicaSetModel) nullUnknowns() {
-	for _, s := range []*types.String{&m.ID, &m.Environment, &m.Status, &m.Hostname, &m.PoolerHostname} {
-		if s.IsUnknown() {
-			*s = types.StringNull()
-		}
-	}
-	for _, i := range []*types.Int64{&m.Nodes, &m.Port, &m.PoolerPort} {
-		if i.IsUnknown() {
-			*i = types.Int64Null()
-		}
-	}
-	if m.ConnectionPoolerEnabled.IsUnknown() {
-		m.ConnectionPoolerEnabled = types.BoolNull()
 	}
 }
 
@@ -596,7 +569,7 @@ func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, 
 // createReplicaSetWhenReady waits until the parent service is READY, then creates the set. A 409 (the
 // service became busy in between) is waited out and the create sent again; an ambiguous answer (500,
 // broken connection) is resolved by looking for the new set, never by sending the create again.
-func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID string, body api.ReadReplicaSetCreate) (*api.ReadReplicaSet, error) {
+func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID string, body api.ReadReplicaSetCreate) (_ *api.ReadReplicaSet, before map[string]bool, _ error) {
 	c := pd.client
 	what := fmt.Sprintf("service %s to be READY for creating read replica set %q", serviceID, body.Name)
 	created, err := wait.For(ctx, pd.backoff, what, func(ctx context.Context) (wait.PollResult[*api.ReadReplicaSet], error) {
@@ -620,7 +593,7 @@ func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID 
 			return wait.PollResult[*api.ReadReplicaSet]{Status: "service " + string(st)}, nil
 		}
 
-		before, err := existingReplicaSetIDs(ctx, c, serviceID, svc)
+		before, err = existingReplicaSetIDs(ctx, c, serviceID, svc)
 		if err != nil {
 			return wait.PollResult[*api.ReadReplicaSet]{}, err
 		}
@@ -640,7 +613,7 @@ func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID 
 		}
 		return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(err)
 	})
-	return created, err
+	return created, before, err
 }
 
 // existingReplicaSetIDs are the ids of the sets a service has before a create.
@@ -670,6 +643,19 @@ func findNewReplicaSet(ctx context.Context, pd *providerData, serviceID, name st
 		Match: func(s *api.ReadReplicaSet) bool { return deref(s.Name) == name && !before[deref(s.ID)] },
 		ID:    replicaSetID,
 	}, cause)
+}
+
+// findPlaceholder looks for the set a lost create made (placeholder.go).
+func (r *readReplicaSetResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
+	var m readReplicaSetModel
+	if d := state.Get(ctx, &m); d.HasError() {
+		return "", fmt.Errorf("reading the placeholder: %v", d)
+	}
+	found, err := findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), errPlaceholder)
+	if err != nil {
+		return "", err
+	}
+	return replicaSetID(found), nil
 }
 
 // waitReplicaSet waits until the set is active (and done(set), when given). Status error is a terminal

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -65,7 +66,9 @@ func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.Rea
 		fmt.Sprintf("There is no service %s in this project, so it has no read replica sets to list: %v", serviceID, err)) {
 		return
 	}
-	cfg.ReadReplicaSets = replicaSetObjects(&sets)
+	var diags diag.Diagnostics
+	cfg.ReadReplicaSets, diags = replicaSetObjects(ctx, &sets)
+	resp.Diagnostics.Append(diags...)
 	cfg.ReplicaSets = cfg.ReadReplicaSets
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
@@ -79,7 +82,7 @@ type readReplicaSetDataSource struct{ dataSourceBase }
 
 type readReplicaSetDataSourceModel struct {
 	ServiceID types.String `tfsdk:"service_id"`
-	replicaSetDataModel
+	replicaSetFields
 }
 
 func (d *readReplicaSetDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -116,6 +119,6 @@ func (d *readReplicaSetDataSource) Read(ctx context.Context, req datasource.Read
 	if rs.ID == nil {
 		rs.ID = &id
 	}
-	cfg.replicaSetDataModel = replicaSetData(rs)
+	cfg.replicaSetFields = replicaSetData(rs)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

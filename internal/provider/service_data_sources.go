@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -62,6 +63,8 @@ func serviceComputedAttributes() map[string]schema.Attribute {
 		"port":                      i64("Port of the database endpoint."),
 		"pooler_hostname":           str("Host name of the connection pooler; null while it is off."),
 		"pooler_port":               i64("Port of the connection pooler; null while it is off."),
+		"connection_uri":            str("Connection string of the database endpoint, without a password: `postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`."),
+		"pooler_connection_uri":     str("Connection string of the connection pooler, in the same form; null while it is off."),
 		"vpc_id":                    str("Id of the VPC the service is attached to; null when not attached."),
 		"vpc_hostname":              str("Host name of the service inside its VPC; null when not attached."),
 		"vpc_port":                  i64("Port of the service inside its VPC; null when not attached."),
@@ -120,21 +123,20 @@ func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		d.pd.addError(ctx, &resp.Diagnostics, "Could not read service", err)
 		return
 	}
-	out := serviceDataSourceModelFrom(svc, d.pd.client.ProjectID())
+	out, diags := serviceDataSourceModelFrom(ctx, svc, d.pd.client.ProjectID())
+	resp.Diagnostics.Append(diags...)
 	out.ID = cfg.ID
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }
 
 // serviceDataSourceModelFrom maps a record to the data source model.
-func serviceDataSourceModelFrom(svc *api.Service, projectID string) serviceDataSourceModel {
+func serviceDataSourceModelFrom(ctx context.Context, svc *api.Service, projectID string) (serviceDataSourceModel, diag.Diagnostics) {
 	f := flattenService(svc)
 	if f.ProjectID.IsNull() {
 		f.ProjectID = types.StringValue(projectID)
 	}
-	return serviceDataSourceModel{
-		serviceFields:   f,
-		ReadReplicaSets: replicaSetObjects(svc.ReadReplicaSets),
-	}
+	sets, diags := replicaSetObjects(ctx, svc.ReadReplicaSets)
+	return serviceDataSourceModel{serviceFields: f, ReadReplicaSets: sets}, diags
 }
 
 // NewServicesDataSource is the dbcloud_services data source.
@@ -215,7 +217,8 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 		if !cfg.Status.IsNull() && status != cfg.Status.ValueString() {
 			continue
 		}
-		m := serviceDataSourceModelFrom(s, d.pd.client.ProjectID())
+		m, diags := serviceDataSourceModelFrom(ctx, s, d.pd.client.ProjectID())
+		resp.Diagnostics.Append(diags...)
 		ids = append(ids, m.ID.ValueString())
 		services = append(services, m.serviceFields)
 	}

@@ -36,6 +36,8 @@ type serviceFields struct {
 	Port           types.Int64  `tfsdk:"port"`
 	PoolerHostname types.String `tfsdk:"pooler_hostname"`
 	PoolerPort     types.Int64  `tfsdk:"pooler_port"`
+	ConnectionURI  types.String `tfsdk:"connection_uri"`
+	PoolerURI      types.String `tfsdk:"pooler_connection_uri"`
 	VpcID          types.String `tfsdk:"vpc_id"`
 	VpcHostname    types.String `tfsdk:"vpc_hostname"`
 	VpcPort        types.Int64  `tfsdk:"vpc_port"`
@@ -110,6 +112,8 @@ func flattenService(svc *api.Service) serviceFields {
 			"is_standby": types.BoolPointerValue(ff.IsStandby),
 		})
 	}
+	f.ConnectionURI = connectionURI(f.Hostname, f.Port)
+	f.PoolerURI = connectionURI(f.PoolerHostname, f.PoolerPort)
 	return f
 }
 
@@ -150,6 +154,8 @@ func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
 	m.Port = f.Port
 	m.PoolerHostname = f.PoolerHostname
 	m.PoolerPort = f.PoolerPort
+	m.ConnectionURI = f.ConnectionURI
+	m.PoolerConnectionURI = f.PoolerURI
 	m.VpcHostname = f.VpcHostname
 	m.VpcPort = f.VpcPort
 	m.ForkedFrom = f.ForkedFrom

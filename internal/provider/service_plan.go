@@ -209,21 +209,25 @@ func (r *serviceResource) planUpdateComputed(ctx context.Context, req resource.M
 	}
 }
 
-// The host and port attributes of the service's optional endpoints.
+// The host and port attributes of the service's optional endpoints
+// (and its connection string, "" for none).
 var (
-	vpcEndpointAttrs    = [2]string{"vpc_hostname", "vpc_port"}
-	poolerEndpointAttrs = [2]string{"pooler_hostname", "pooler_port"}
+	vpcEndpointAttrs    = [3]string{"vpc_hostname", "vpc_port", ""}
+	poolerEndpointAttrs = [3]string{"pooler_hostname", "pooler_port", "pooler_connection_uri"}
 )
 
-// planEndpoint plans an endpoint's host and port: unknown when the apply makes the endpoint, null
-// when it removes it.
-func planEndpoint(ctx context.Context, resp *resource.ModifyPlanResponse, attrs [2]string, comes bool) {
-	host, port := attr.Value(types.StringNull()), attr.Value(types.Int64Null())
+// planEndpoint plans an endpoint's host, port and connection string: unknown when the apply makes the
+// endpoint, null when it removes it.
+func planEndpoint(ctx context.Context, resp *resource.ModifyPlanResponse, attrs [3]string, comes bool) {
+	host, port, uri := attr.Value(types.StringNull()), attr.Value(types.Int64Null()), attr.Value(types.StringNull())
 	if comes {
-		host, port = types.StringUnknown(), types.Int64Unknown()
+		host, port, uri = types.StringUnknown(), types.Int64Unknown(), types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attrs[0]), host)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attrs[1]), port)...)
+	if attrs[2] != "" {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attrs[2]), uri)...)
+	}
 }
 
 // serviceChangesNeedingRunning names the planned changes that make an API call a paused service

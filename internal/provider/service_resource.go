@@ -7,7 +7,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -15,10 +14,10 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -69,19 +68,21 @@ type serviceResourceModel struct {
 	DeletionProtection      types.Bool     `tfsdk:"deletion_protection"`
 	Timeouts                timeouts.Value `tfsdk:"timeouts"`
 
-	ServiceType     types.String `tfsdk:"service_type"`
-	Status          types.String `tfsdk:"status"`
-	Created         types.String `tfsdk:"created"`
-	Paused          types.Bool   `tfsdk:"paused"`
-	Hostname        types.String `tfsdk:"hostname"`
-	Port            types.Int64  `tfsdk:"port"`
-	PoolerHostname  types.String `tfsdk:"pooler_hostname"`
-	PoolerPort      types.Int64  `tfsdk:"pooler_port"`
-	VpcHostname     types.String `tfsdk:"vpc_hostname"`
-	VpcPort         types.Int64  `tfsdk:"vpc_port"`
-	InitialPassword types.String `tfsdk:"initial_password"`
-	ForkedFrom      types.Object `tfsdk:"forked_from"`
-	VolumeType      types.String `tfsdk:"volume_type"`
+	ServiceType         types.String `tfsdk:"service_type"`
+	Status              types.String `tfsdk:"status"`
+	Created             types.String `tfsdk:"created"`
+	Paused              types.Bool   `tfsdk:"paused"`
+	Hostname            types.String `tfsdk:"hostname"`
+	Port                types.Int64  `tfsdk:"port"`
+	PoolerHostname      types.String `tfsdk:"pooler_hostname"`
+	PoolerPort          types.Int64  `tfsdk:"pooler_port"`
+	ConnectionURI       types.String `tfsdk:"connection_uri"`
+	PoolerConnectionURI types.String `tfsdk:"pooler_connection_uri"`
+	VpcHostname         types.String `tfsdk:"vpc_hostname"`
+	VpcPort             types.Int64  `tfsdk:"vpc_port"`
+	InitialPassword     types.String `tfsdk:"initial_password"`
+	ForkedFrom          types.Object `tfsdk:"forked_from"`
+	VolumeType          types.String `tfsdk:"volume_type"`
 }
 
 type serviceForkModel struct {
@@ -90,6 +91,8 @@ type serviceForkModel struct {
 	TargetTime      types.String `tfsdk:"target_time"`
 }
 
+// Create creates (or forks) the service, records its id in state at once, waits for READY, makes the
+// calls the create call cannot (HA, pooler, VPC, password), and pauses it when asked.
 func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan serviceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -103,9 +106,6 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	defer cancel()
-	pd := r.pd
-	name := plan.Name.ValueString()
-
 	var fork *serviceForkModel
 	if !plan.Fork.IsNull() {
 		fork = &serviceForkModel{}
@@ -115,117 +115,133 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		}
 	}
 
-	// 1. Create (or fork).
-	svc, adopted := r.createOrFork(ctx, plan, fork, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	// 1. Create (or fork), and save the id at once: from here on, any failure leaves the service in
+	// state (tainted, or kept when interrupted), never orphaned.
+	cur, ok := r.createAndRecord(ctx, plan, fork, resp)
+	if !ok {
 		return
 	}
-	if deref(svc.ServiceID) == "" {
-		resp.Diagnostics.AddError("Could not create service", "The API answered the create without a service_id: the provider cannot track the service. "+
-			"Look for a service named "+strconv.Quote(name)+" and import it if it exists.")
-		return
-	}
-	id := *svc.ServiceID
-	if adopted {
-		resp.Diagnostics.AddWarning("Service adopted after a lost create answer",
-			fmt.Sprintf("The API did not answer the create of %q, but exactly one service with this name appeared since the attempt started: %s. "+
-				"The provider adopted it instead of creating another. Its initial_password is unknown (null): set password or password_wo to choose one.", name, id))
-	}
+	id := cur.ID.ValueString()
+	fail := func(summary string, err error) { r.createFailed(ctx, resp, plan, cur, summary, err) }
 
-	// 2. Save the id at once: from here on, any failure leaves the service in state (tainted), never orphaned.
-	cur := plan
-	cur.applyRecord(svc, pd.client.ProjectID())
-	if adopted {
-		cur.InitialPassword = types.StringNull()
-	}
-	cur.forState()
-	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	fail := func(summary string, err error) {
-		if wait.Interrupted(err) {
-			// Ctrl-C: keep the service in state without an error, so Terraform does not taint it; the next
-			// plan sees a status that is not READY (or settings not yet applied) and plans an update that
-			// waits and applies them. The password is not known to be set: leave it to that update.
-			// The state must hold what the plan promised (Terraform checks it; an inconsistency is an error,
-			// and an error taints): the planned values, the record's where the plan left them unknown. The
-			// next refresh shows what the service really has; the private flag makes the next plan run an
-			// update that waits for it and applies the rest (the password, which no refresh can show).
-			resp.Diagnostics.AddWarning("Interrupted while waiting; the next apply resumes the wait",
-				fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
-					"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id))
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-			defer cancel()
-			if svc, gerr := pd.client.GetService(rctx, id); gerr == nil {
-				cur.applyRecord(svc, pd.client.ProjectID())
-			}
-			keepPlanned(&cur, plan)
-			cur.forState()
-			resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
-			resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, []byte("true"))...)
-			return
-		}
-		pd.addError(ctx, &resp.Diagnostics, summary, err)
-		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
-	}
-
-	// 3. Wait for READY, then the steps the create call cannot take.
-	ready, err := waitServiceReady(ctx, pd, id, true)
+	// 2. Wait for READY, then the steps the create call cannot take.
+	ready, err := waitServiceReady(ctx, r.pd, id, true)
 	if err != nil {
 		fail("Service created but did not become READY", err)
 		return
 	}
-	if fork != nil {
-		if known(plan.RegionCode) && deref(ready.RegionCode) != "" && plan.RegionCode.ValueString() != deref(ready.RegionCode) {
-			resp.Diagnostics.AddAttributeError(path.Root("region_code"), "Fork region differs from region_code",
-				fmt.Sprintf("A fork inherits the region of its source: service %s is in %s, but region_code is %s. Remove region_code or set it to %s.",
-					id, deref(ready.RegionCode), plan.RegionCode.ValueString(), deref(ready.RegionCode)))
-			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
-			return
-		}
-		if addons, _ := setStrings(ctx, plan.Addons); !addonsMatchServiceType(addons, deref(ready.ServiceType)) {
-			resp.Diagnostics.AddAttributeWarning(path.Root("addons"), "Fork type differs from addons",
-				fmt.Sprintf("A fork inherits the type of its source: service %s is %s, which does not match addons %v. "+
-					"Set addons to match the source service.", id, deref(ready.ServiceType), addons))
-		}
+	if fork != nil && !r.checkFork(ctx, plan, ready, resp) {
+		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
+		return
 	}
 	if summary, err := r.afterCreate(ctx, id, plan, ready, passwordWO); err != nil {
 		fail(summary, err)
 		return
 	}
 
-	// 4. paused = true: stop it now that it is READY and set up.
+	// 3. paused = true: stop it now that it is READY and set up; otherwise read the READY record.
 	var final *api.Service
 	if plan.Paused.ValueBool() {
-		if err := stopService(ctx, pd, id); err != nil {
+		if err := stopService(ctx, r.pd, id); err != nil {
 			fail(serviceActionSummaries[actionStop].create, err)
 			return
 		}
-		final, err = waitServicePaused(ctx, pd, id)
+		final, err = waitServicePaused(ctx, r.pd, id)
 	} else {
-		// 5. Final state from the READY record.
-		final, err = waitServiceReady(ctx, pd, id, false)
+		final, err = waitServiceReady(ctx, r.pd, id, false)
 	}
 	if err != nil {
 		fail("Service created but did not become "+map[bool]string{true: "PAUSED", false: "READY"}[plan.Paused.ValueBool()], err)
 		return
 	}
 	out := plan
-	out.applyRecord(final, pd.client.ProjectID())
+	out.applyRecord(final, r.pd.client.ProjectID())
 	out.InitialPassword = cur.InitialPassword
 	if !known(out.Addons) {
 		out.Addons = serviceAddonsSet([]string{})
 	}
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
-	pd.analytics.track(ctx, serviceTypeName, "create")
+	r.pd.analytics.track(ctx, serviceTypeName, "create")
+}
+
+// createAndRecord sends the create (or fork) and records the new service in state. ok is false when
+// the create failed (the diagnostics say why) or the state could not be set.
+func (r *serviceResource) createAndRecord(ctx context.Context, plan serviceResourceModel, fork *serviceForkModel, resp *resource.CreateResponse) (serviceResourceModel, bool) {
+	name := plan.Name.ValueString()
+	svc, adopted := r.createOrFork(ctx, plan, fork, resp)
+	if resp.Diagnostics.HasError() {
+		return plan, false
+	}
+	if deref(svc.ServiceID) == "" {
+		resp.Diagnostics.AddError("Could not create service", "The API answered the create without a service_id: the provider cannot track the service. "+
+			"Look for a service named "+strconv.Quote(name)+" and import it if it exists.")
+		return plan, false
+	}
+	if adopted {
+		resp.Diagnostics.AddWarning("Service adopted after a lost create answer",
+			fmt.Sprintf("The API did not answer the create of %q, but exactly one service with this name appeared since the attempt started: %s. "+
+				"The provider adopted it instead of creating another. Its initial_password is unknown (null): set password or password_wo to choose one.", name, *svc.ServiceID))
+	}
+	cur := plan
+	cur.applyRecord(svc, r.pd.client.ProjectID())
+	if adopted {
+		cur.InitialPassword = types.StringNull()
+	}
+	cur.forState()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+	return cur, !resp.Diagnostics.HasError()
+}
+
+// createFailed reports a failed step after the service exists. An interrupt (Ctrl-C) keeps the
+// service in state without an error, so Terraform does not taint it: the state holds what the plan
+// promised (Terraform checks it; an inconsistency is an error, and an error taints), the record's
+// values where the plan left them unknown, and the private flag makes the next plan run an update that
+// waits for the service and applies the rest (the password, which no refresh can show). Any other
+// error is an error, with the progress saved (Terraform taints the service).
+func (r *serviceResource) createFailed(ctx context.Context, resp *resource.CreateResponse, plan, cur serviceResourceModel, summary string, err error) {
+	pd, id := r.pd, cur.ID.ValueString()
+	if !wait.Interrupted(err) {
+		pd.addError(ctx, &resp.Diagnostics, summary, err)
+		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
+		return
+	}
+	resp.Diagnostics.AddWarning("Interrupted while waiting; the next apply resumes the wait",
+		fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
+			"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id))
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if svc, gerr := pd.client.GetService(rctx, id); gerr == nil {
+		cur.applyRecord(svc, pd.client.ProjectID())
+	}
+	keepPlanned(&cur, &plan)
+	cur.forState()
+	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, []byte("true"))...)
+}
+
+// checkFork checks a READY fork against the configuration: a region_code other than the source's is
+// an error (false), addons that do not match the inherited type a warning.
+func (r *serviceResource) checkFork(ctx context.Context, plan serviceResourceModel, ready *api.Service, resp *resource.CreateResponse) bool {
+	id := deref(ready.ServiceID)
+	if known(plan.RegionCode) && deref(ready.RegionCode) != "" && plan.RegionCode.ValueString() != deref(ready.RegionCode) {
+		resp.Diagnostics.AddAttributeError(path.Root("region_code"), "Fork region differs from region_code",
+			fmt.Sprintf("A fork inherits the region of its source: service %s is in %s, but region_code is %s. Remove region_code or set it to %s.",
+				id, deref(ready.RegionCode), plan.RegionCode.ValueString(), deref(ready.RegionCode)))
+		return false
+	}
+	if addons, _ := setStrings(ctx, plan.Addons); !addonsMatchServiceType(addons, deref(ready.ServiceType)) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("addons"), "Fork type differs from addons",
+			fmt.Sprintf("A fork inherits the type of its source: service %s is %s, which does not match addons %v. "+
+				"Set addons to match the source service.", id, deref(ready.ServiceType), addons))
+	}
+	return true
 }
 
 // createOrFork sends the create (or fork) call. A lost answer is resolved by looking
 // (findCreatedService), never by sending the call again: adopted says the service was found so.
-func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResourceModel, fork *serviceForkModel, diags *diag.Diagnostics) (_ *api.Service, adopted bool) {
-	pd := r.pd
+func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResourceModel, fork *serviceForkModel, resp *resource.CreateResponse) (_ *api.Service, adopted bool) {
+	pd, diags := r.pd, &resp.Diagnostics
 	name := plan.Name.ValueString()
 	started := time.Now()
 	var (
@@ -258,7 +274,9 @@ func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResource
 		if fork != nil {
 			summary = "Could not fork service"
 		}
-		pd.addError(ctx, diags, summary, err)
+		if !savePlaceholder(ctx, pd, resp, &plan, lostCreate{Started: started}, summary, err) {
+			pd.addError(ctx, diags, summary, err)
+		}
 		return nil, false
 	}
 	return svc, adopted
@@ -473,17 +491,6 @@ func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportSt
 // finished: the next plan plans an update that waits for the service and applies what create did not.
 const privateResumeCreate = "resume_create"
 
-// keepPlanned sets every value the plan knows (null included) into m: the state a create returns must
-// match the plan wherever the plan was known.
-func keepPlanned(m *serviceResourceModel, plan serviceResourceModel) {
-	mv, pv := reflect.ValueOf(m).Elem(), reflect.ValueOf(plan)
-	for i := 0; i < pv.NumField(); i++ {
-		if v, ok := pv.Field(i).Interface().(attr.Value); ok && !v.IsUnknown() {
-			mv.Field(i).Set(pv.Field(i))
-		}
-	}
-}
-
 // ---- find, status, wait ----
 
 // ambiguousClockSkew widens the "created after the attempt started" window of a lost create.
@@ -502,6 +509,19 @@ func findCreatedService(ctx context.Context, pd *providerData, name string, star
 		},
 		ID: func(s *api.Service) string { return deref(s.ServiceID) },
 	}, cause)
+}
+
+// findPlaceholder looks for the service a lost create made (placeholder.go).
+func (r *serviceResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
+	var name types.String
+	if d := state.GetAttribute(ctx, path.Root("name"), &name); d.HasError() {
+		return "", fmt.Errorf("reading the placeholder: %v", d)
+	}
+	found, err := findCreatedService(ctx, r.pd, name.ValueString(), lc.Started, errPlaceholder)
+	if err != nil {
+		return "", err
+	}
+	return deref(found.ServiceID), nil
 }
 
 // serviceStatus is the record's status, "" when missing.

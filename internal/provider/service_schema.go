@@ -248,6 +248,19 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Port of the connection pooler; null while the pooler is off.",
 				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
+			"connection_uri": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Connection string of the database endpoint, the vendor's form without a password: " +
+					"`postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`. Not sensitive. Add the password with " +
+					"`provider::dbcloud::with_password(uri, password)`. Null while the service has no endpoint.",
+				PlanModifiers: []planmodifier.String{useState},
+			},
+			"pooler_connection_uri": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "Connection string of the connection pooler (PgBouncer in front of the service: same role, " +
+					"database and TLS), in the form of `connection_uri`; null while the pooler is off.",
+				PlanModifiers: []planmodifier.String{useState},
+			},
 			"vpc_hostname": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "Host name of the service inside its VPC; null when not attached.",

@@ -211,20 +211,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	// cur is what holds so far: the prior state, with each input updated once its change succeeded.
 	cur := state
 	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
-	actions := planServiceActions(state, plan)
-	resumeCreate := false
-	if b, d := req.Private.GetKey(ctx, privateResumeCreate); !d.HasError() && string(b) == "true" {
-		// Finish an interrupted create: the password may not be set yet (no record shows it).
-		resumeCreate = true
-		hasPassword := false
-		for _, a := range actions {
-			hasPassword = hasPassword || a.Kind == actionSetPassword
-		}
-		if pw := firstKnown(plan.Password, passwordWO); pw != "" && !hasPassword {
-			actions = append(actions, serviceAction{Kind: actionSetPassword, Password: pw})
-			sortServiceActions(actions)
-		}
-	}
+	actions, resumeCreate := updateActions(ctx, req, state, plan, passwordWO)
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
 			pd.addError(ctx, &resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
@@ -271,6 +258,25 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)
 	}
 	pd.analytics.track(ctx, serviceTypeName, "update")
+}
+
+// updateActions are the API calls of an update: those the change from state to plan needs
+// (planServiceActions), and the password when the update finishes an interrupted create (no record
+// shows whether it was set). resumeCreate says it does.
+func updateActions(ctx context.Context, req resource.UpdateRequest, state, plan serviceResourceModel, passwordWO types.String) (_ []serviceAction, resumeCreate bool) {
+	actions := planServiceActions(state, plan)
+	if b, d := req.Private.GetKey(ctx, privateResumeCreate); d.HasError() || string(b) != "true" {
+		return actions, false
+	}
+	hasPassword := false
+	for _, a := range actions {
+		hasPassword = hasPassword || a.Kind == actionSetPassword
+	}
+	if pw := firstKnown(plan.Password, passwordWO); pw != "" && !hasPassword {
+		actions = append(actions, serviceAction{Kind: actionSetPassword, Password: pw})
+		sortServiceActions(actions)
+	}
+	return actions, true
 }
 
 // saveProgress records what exists after a failed create or update: the record as the API shows it

@@ -6,7 +6,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,3 +83,98 @@ func setStrings(ctx context.Context, s types.Set) ([]string, diag.Diagnostics) {
 	sort.Strings(out)
 	return out, diags
 }
+
+// ---- models: the one reflective helper ----
+
+// eachValue calls fn with every attr.Value field of the model struct *dst (fields of embedded structs
+// included) and the same field of *src (nil when src is nil), and sets the field to what fn returns.
+func eachValue[M any](dst, src *M, fn func(cur, from attr.Value) attr.Value) {
+	var sv reflect.Value
+	if src != nil {
+		sv = reflect.ValueOf(src).Elem()
+	}
+	eachField(reflect.ValueOf(dst).Elem(), sv, fn)
+}
+
+func eachField(dv, sv reflect.Value, fn func(cur, from attr.Value) attr.Value) {
+	for i := range dv.NumField() {
+		f := dv.Field(i)
+		var sf reflect.Value
+		if sv.IsValid() {
+			sf = sv.Field(i)
+		}
+		if dv.Type().Field(i).Anonymous && f.Kind() == reflect.Struct {
+			eachField(f, sf, fn)
+			continue
+		}
+		if !f.CanSet() {
+			continue
+		}
+		v, ok := f.Interface().(attr.Value)
+		if !ok {
+			continue
+		}
+		var from attr.Value
+		if sf.IsValid() {
+			from, _ = sf.Interface().(attr.Value)
+		}
+		f.Set(reflect.ValueOf(fn(v, from)))
+	}
+}
+
+// nullUnknowns turns the values still unknown (computed ones the API did not report) into nulls:
+// state must not hold unknowns.
+func nullUnknowns[M any](m *M) {
+	eachValue(m, nil, func(cur, _ attr.Value) attr.Value {
+		if !cur.IsUnknown() {
+			return cur
+		}
+		switch v := cur.(type) {
+		case types.String:
+			return types.StringNull()
+		case types.Int64:
+			return types.Int64Null()
+		case types.Bool:
+			return types.BoolNull()
+		case types.Object:
+			return types.ObjectNull(v.AttributeTypes(context.Background()))
+		case types.Set:
+			return types.SetNull(v.ElementType(context.Background()))
+		case types.List:
+			return types.ListNull(v.ElementType(context.Background()))
+		}
+		return cur
+	})
+}
+
+// keepPlanned sets every value the plan knows (null included) into m: the state a create returns must
+// match the plan wherever the plan was known.
+func keepPlanned[M any](m, plan *M) {
+	eachValue(m, plan, func(cur, planned attr.Value) attr.Value {
+		if planned != nil && !planned.IsUnknown() {
+			return planned
+		}
+		return cur
+	})
+}
+
+// connectionURI is the vendor's connection string of an endpoint, without a password:
+// postgresql://tsdbadmin@host:port/tsdb?sslmode=require. It is unknown while host or port is, and null
+// when there is no endpoint.
+func connectionURI(host types.String, port types.Int64) types.String {
+	switch {
+	case host.IsUnknown() || port.IsUnknown():
+		return types.StringUnknown()
+	case host.IsNull() || host.ValueString() == "" || port.IsNull():
+		return types.StringNull()
+	}
+	u := url.URL{Scheme: "postgresql", User: url.User(serviceDatabaseRole), Host: net.JoinHostPort(host.ValueString(), strconv.FormatInt(port.ValueInt64(), 10)),
+		Path: "/" + serviceDatabaseName, RawQuery: "sslmode=require"}
+	return types.StringValue(u.String())
+}
+
+// The role and database every service is reached with (api-facts: "Connecting to a service").
+const (
+	serviceDatabaseRole = "tsdbadmin"
+	serviceDatabaseName = "tsdb"
+)

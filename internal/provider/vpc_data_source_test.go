@@ -215,7 +215,7 @@ data "dbcloud_service" "parent" {
 // item type with the same value as the one at prefix b of addrB ("" is the top level).
 func rsSameItems(addrA, a, addrB, b string) resource.TestCheckFunc {
 	var checks []resource.TestCheckFunc
-	for name := range replicaSetItemAttrTypes {
+	for name := range replicaSetItemType.AttrTypes {
 		ka, kb := name, name
 		if a != "" {
 			ka = a + "." + name

@@ -54,7 +54,7 @@ func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest,
 		}
 		m := vpcPeeringModel{ID: types.StringValue(deref(p.ID)), VPCID: types.StringValue(vpcID), Timeouts: timeouts}
 		m.applyRecord(p)
-		m.nullUnknowns()
+		nullUnknowns(&m)
 		return m, fmt.Sprintf("%s/%s -> %s", vpcID, deref(p.ID), deref(p.PeerVpcID)), true
 	})
 }

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -155,7 +158,10 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	p, err := c.CreatePeering(ctx, vpcID, body)
 	if api.IsAmbiguous(err) {
-		p, err = findNewPeering(ctx, r.pd, vpcID, body, before, err)
+		p, err = findNewPeering(ctx, r.pd, vpcID, body, wait.IDSet(before, peeringID), err)
+	}
+	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, summary, err) {
+		return
 	}
 	if err != nil {
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
@@ -171,7 +177,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	state := plan
 	state.ID = types.StringValue(id)
 	state.applyRecord(p)
-	state.nullUnknowns()
+	nullUnknowns(&state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -198,7 +204,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		return wait.PollResult[struct{}]{Status: status + ", not yet provisioned"}, nil
 	})
 	state.applyRecord(last)
-	state.nullUnknowns()
+	nullUnknowns(&state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	if err != nil {
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
@@ -300,15 +306,6 @@ func (m *vpcPeeringModel) applyRecord(p *api.Peering) {
 	m.ErrorMessage = types.StringPointerValue(p.ErrorMessage)
 }
 
-// nullUnknowns turns the computed values the API did not report into nulls: state must not hold unknowns.
-func (m *vpcPeeringModel) nullUnknowns() {
-	for _, s := range []*types.String{&m.ID, &m.Status, &m.ProvisionedID, &m.ErrorMessage} {
-		if s.IsUnknown() {
-			*s = types.StringNull()
-		}
-	}
-}
-
 // peeringFailed is the error of a peering the API reports as failed.
 func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
 	msg := deref(p.ErrorMessage)
@@ -323,15 +320,29 @@ func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
 
 // findNewPeering resolves a lost create answer (wait.FindCreated): the one peering like body that
 // was not in before.
-func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body api.PeeringCreate, before []api.Peering, cause error) (*api.Peering, error) {
-	id := func(p *api.Peering) string { return deref(p.ID) }
-	known := wait.IDSet(before, id)
+func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body api.PeeringCreate, known map[string]bool, cause error) (*api.Peering, error) {
 	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.Peering]{
-		Kind: "VPC peering", Name: "with " + body.PeerVpcID, ID: id,
+		Kind: "VPC peering", Name: "with " + body.PeerVpcID, ID: peeringID,
 		List: func(ctx context.Context) ([]api.Peering, error) { return pd.client.ListPeerings(ctx, vpcID) },
 		Match: func(p *api.Peering) bool {
 			return !known[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
 				deref(p.PeerRegionCode) == body.PeerRegionCode
 		},
 	}, cause)
+}
+
+func peeringID(p *api.Peering) string { return deref(p.ID) }
+
+// findPlaceholder looks for the peering a lost create made (placeholder.go).
+func (r *vpcPeeringResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
+	var m vpcPeeringModel
+	if d := state.Get(ctx, &m); d.HasError() {
+		return "", fmt.Errorf("reading the placeholder: %v", d)
+	}
+	body := api.PeeringCreate{PeerAccountID: m.PeerAccountID.ValueString(), PeerRegionCode: m.PeerRegionCode.ValueString(), PeerVpcID: m.PeerVPCID.ValueString()}
+	found, err := findNewPeering(ctx, r.pd, m.VPCID.ValueString(), body, lc.before(), errPlaceholder)
+	if err != nil {
+		return "", err
+	}
+	return peeringID(found), nil
 }

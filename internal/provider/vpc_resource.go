@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -116,7 +119,10 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 	}
 	vpc, err := c.CreateVPC(ctx, body)
 	if api.IsAmbiguous(err) {
-		vpc, err = findNewVPC(ctx, r.pd, body, before, err)
+		vpc, err = findNewVPC(ctx, r.pd, body, wait.IDSet(before, vpcID), err)
+	}
+	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, summary, err) {
+		return
 	}
 	if err != nil {
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
@@ -252,15 +258,29 @@ func (m *vpcModel) applyRecord(v *api.VPC) {
 
 // findNewVPC resolves a lost create answer (wait.FindCreated): the one VPC like body that was not
 // in before.
-func findNewVPC(ctx context.Context, pd *providerData, body api.VPCCreate, before []api.VPC, cause error) (*api.VPC, error) {
-	id := func(v *api.VPC) string { return deref(v.ID) }
-	known := wait.IDSet(before, id)
+func findNewVPC(ctx context.Context, pd *providerData, body api.VPCCreate, known map[string]bool, cause error) (*api.VPC, error) {
 	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.VPC]{
-		Kind: "VPC", Name: body.Name, List: pd.client.ListVPCs, ID: id,
+		Kind: "VPC", Name: body.Name, List: pd.client.ListVPCs, ID: vpcID,
 		Match: func(v *api.VPC) bool {
 			return !known[deref(v.ID)] && deref(v.Name) == body.Name && deref(v.Cidr) == body.Cidr && deref(v.RegionCode) == body.RegionCode
 		},
 	}, cause)
+}
+
+func vpcID(v *api.VPC) string { return deref(v.ID) }
+
+// findPlaceholder looks for the VPC a lost create made (placeholder.go).
+func (r *vpcResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
+	var m vpcModel
+	if d := state.Get(ctx, &m); d.HasError() {
+		return "", fmt.Errorf("reading the placeholder: %v", d)
+	}
+	body := api.VPCCreate{Name: m.Name.ValueString(), Cidr: m.CIDR.ValueString(), RegionCode: m.RegionCode.ValueString()}
+	found, err := findNewVPC(ctx, r.pd, body, lc.before(), errPlaceholder)
+	if err != nil {
+		return "", err
+	}
+	return vpcID(found), nil
 }
 
 // vpcHolders is what keeps a VPC from being deleted.

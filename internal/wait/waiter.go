@@ -145,98 +145,117 @@ func IsTransient(err error) bool {
 
 // Wait runs the waiter.
 func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
-	clock := w.Clock
-	if clock == nil {
-		clock = realClock{}
-	}
-	rnd := w.Rand
-	if rnd == nil {
-		rnd = rand.Float64 //nolint:gosec // jitter, not security
-	}
-	start := clock.Now()
-	var deadline time.Time
-	if w.Timeout > 0 {
-		deadline = start.Add(w.Timeout)
-	} else if d, ok := ctx.Deadline(); ok {
-		deadline = d
-	}
-	var (
-		zero         T
-		lastStatus   string
-		statusSince  time.Time
-		transient    int
-		polls        int
-		lastProgress = start
-	)
-	every := w.ProgressEvery
-	if every <= 0 {
-		every = DefaultProgressEvery
-	}
-	progress := func(now time.Time) {
-		if now.Sub(lastProgress) < every {
-			return
-		}
-		lastProgress = now
-		tflog.Info(ctx, fmt.Sprintf("still waiting for %s: %s elapsed, last status %s", w.What,
-			now.Sub(start).Round(time.Second), orNone(lastStatus)), map[string]any{
-			"what": w.What, "elapsed": now.Sub(start).Round(time.Second).String(), "last_status": lastStatus,
-			"status_for": now.Sub(statusSince).Round(time.Second).String(), "polls": polls,
-		})
-	}
-	timeout := func(cause error) (T, error) {
-		now := clock.Now()
-		e := &TimeoutError{What: w.What, Waited: now.Sub(start), LastStatus: lastStatus, Cause: cause}
-		if lastStatus != "" {
-			e.SeenFor = now.Sub(statusSince)
-		}
-		return zero, e
-	}
+	run := w.start(ctx)
+	var zero T
+	transient := 0
 	for n := 0; ; n++ {
 		res, err := w.Poll(ctx)
-		polls++
+		run.polls++
 		var stop *stopError
 		switch {
 		case errors.As(err, &stop):
 			return zero, stop.err
 		case err == nil:
 			transient = 0
-			if res.Status != lastStatus || polls == 1 {
-				now := clock.Now()
-				tflog.Info(ctx, fmt.Sprintf("waiting for %s: status %s (was %s, after %s)", w.What, orNone(res.Status),
-					orNone(lastStatus), now.Sub(start).Round(time.Second)), map[string]any{
-					"what": w.What, "status": res.Status, "previous_status": lastStatus,
-					"elapsed": now.Sub(start).Round(time.Second).String(),
-				})
-				lastStatus, statusSince = res.Status, now
-			}
+			run.observe(ctx, res.Status)
 			if res.Done {
 				return res.Value, nil
 			}
 		case ctx.Err() != nil:
-			return timeout(ctx.Err())
+			return zero, run.timeout(ctx.Err())
 		case IsTransient(err) && transient < w.MaxTransient:
 			transient++
+		case run.lastStatus != "":
+			return zero, fmt.Errorf("while waiting for %s (last status %s): %w", w.What, run.lastStatus, err)
 		default:
-			if lastStatus != "" {
-				return zero, fmt.Errorf("while waiting for %s (last status %s): %w", w.What, lastStatus, err)
-			}
 			return zero, fmt.Errorf("while waiting for %s: %w", w.What, err)
 		}
-		delay := w.Backoff.DelayAt(n, clock.Now().Sub(start), rnd())
-		if !deadline.IsZero() {
-			left := deadline.Sub(clock.Now())
+		delay := w.Backoff.DelayAt(n, run.clock.Now().Sub(run.begin), run.rnd())
+		if !run.deadline.IsZero() {
+			left := run.deadline.Sub(run.clock.Now())
 			if left <= 0 {
-				return timeout(nil)
+				return zero, run.timeout(nil)
 			}
-			if delay > left {
-				delay = left
-			}
+			delay = min(delay, left)
 		}
-		if err := clock.Sleep(ctx, delay); err != nil {
-			return timeout(err)
+		if err := run.clock.Sleep(ctx, delay); err != nil {
+			return zero, run.timeout(err)
 		}
-		progress(clock.Now())
+		run.progress(ctx)
 	}
+}
+
+// waitRun is one Wait under way: its clock, deadline and what it has seen.
+type waitRun struct {
+	what         string
+	clock        Clock
+	rnd          func() float64
+	begin        time.Time
+	deadline     time.Time
+	every        time.Duration
+	lastStatus   string
+	statusSince  time.Time
+	polls        int
+	lastProgress time.Time
+}
+
+func (w *Waiter[T]) start(ctx context.Context) *waitRun {
+	run := &waitRun{what: w.What, clock: w.Clock, rnd: w.Rand, every: w.ProgressEvery}
+	if run.clock == nil {
+		run.clock = realClock{}
+	}
+	if run.rnd == nil {
+		run.rnd = rand.Float64 //nolint:gosec // jitter, not security
+	}
+	if run.every <= 0 {
+		run.every = DefaultProgressEvery
+	}
+	run.begin = run.clock.Now()
+	run.lastProgress = run.begin
+	if w.Timeout > 0 {
+		run.deadline = run.begin.Add(w.Timeout)
+	} else if d, ok := ctx.Deadline(); ok {
+		run.deadline = d
+	}
+	return run
+}
+
+// observe logs a status change (and the first status) at INFO.
+func (r *waitRun) observe(ctx context.Context, status string) {
+	if status == r.lastStatus && r.polls != 1 {
+		return
+	}
+	now := r.clock.Now()
+	tflog.Info(ctx, fmt.Sprintf("waiting for %s: status %s (was %s, after %s)", r.what, orNone(status),
+		orNone(r.lastStatus), now.Sub(r.begin).Round(time.Second)), map[string]any{
+		"what": r.what, "status": status, "previous_status": r.lastStatus,
+		"elapsed": now.Sub(r.begin).Round(time.Second).String(),
+	})
+	r.lastStatus, r.statusSince = status, now
+}
+
+// progress logs the elapsed time and the last status every r.every.
+func (r *waitRun) progress(ctx context.Context) {
+	now := r.clock.Now()
+	if now.Sub(r.lastProgress) < r.every {
+		return
+	}
+	r.lastProgress = now
+	tflog.Info(ctx, fmt.Sprintf("still waiting for %s: %s elapsed, last status %s", r.what,
+		now.Sub(r.begin).Round(time.Second), orNone(r.lastStatus)), map[string]any{
+		"what": r.what, "elapsed": now.Sub(r.begin).Round(time.Second).String(), "last_status": r.lastStatus,
+		"status_for": now.Sub(r.statusSince).Round(time.Second).String(), "polls": r.polls,
+	})
+}
+
+// timeout is the error of a wait that ran out of time or was cancelled (cause).
+func (r *waitRun) timeout(cause error) error {
+	now := r.clock.Now()
+	e := &TimeoutError{What: r.what, Waited: now.Sub(r.begin), LastStatus: r.lastStatus, Cause: cause}
+	if r.lastStatus != "" {
+		e.SeenFor = now.Sub(r.statusSince)
+	}
+	return e
 }
 
 func orNone(status string) string {
