@@ -161,7 +161,7 @@ resource "dbcloud_service" "db" {
 					}
 					svc, _ := srv.Service(testProjectID, id)
 					f := flattenService(&svc)
-					if f.CPUMillis.ValueInt64() != 2000 || f.Environment.ValueString() != "PROD" || !f.PoolerEnabled.ValueBool() || f.VpcID.IsNull() {
+					if f.CPUMillis.ValueInt64() != 2000 || f.Environment.ValueString() != "PROD" || !f.ConnectionPoolerEnabled.ValueBool() || f.VpcID.IsNull() {
 						return fmt.Errorf("emulator state not as configured: %+v", f)
 					}
 					return nil

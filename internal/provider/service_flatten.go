@@ -31,13 +31,13 @@ type serviceFields struct {
 	Environment    types.String `tfsdk:"environment"`
 	HAReplicas     types.Int64  `tfsdk:"ha_replicas"`
 	SyncReplicas   types.Int64  `tfsdk:"sync_replicas"`
-	PoolerEnabled  types.Bool   `tfsdk:"connection_pooler_enabled"`
+	ConnectionPoolerEnabled types.Bool `tfsdk:"connection_pooler_enabled"`
 	Hostname       types.String `tfsdk:"hostname"`
 	Port           types.Int64  `tfsdk:"port"`
 	PoolerHostname types.String `tfsdk:"pooler_hostname"`
 	PoolerPort     types.Int64  `tfsdk:"pooler_port"`
 	ConnectionURI  types.String `tfsdk:"connection_uri"`
-	PoolerURI      types.String `tfsdk:"pooler_connection_uri"`
+	PoolerConnectionURI types.String `tfsdk:"pooler_connection_uri"`
 	VpcID          types.String `tfsdk:"vpc_id"`
 	VpcHostname    types.String `tfsdk:"vpc_hostname"`
 	VpcPort        types.Int64  `tfsdk:"vpc_port"`
@@ -61,7 +61,7 @@ func flattenService(svc *api.Service) serviceFields {
 		Environment:    types.StringNull(),
 		HAReplicas:     types.Int64Null(),
 		SyncReplicas:   types.Int64Null(),
-		PoolerEnabled:  types.BoolValue(false),
+		ConnectionPoolerEnabled: types.BoolValue(false),
 		Hostname:       types.StringNull(),
 		Port:           types.Int64Null(),
 		PoolerHostname: types.StringNull(),
@@ -93,7 +93,7 @@ func flattenService(svc *api.Service) serviceFields {
 		f.Port = int64Value(svc.Endpoint.Port)
 	}
 	if svc.ConnectionPooler != nil && svc.ConnectionPooler.Endpoint != nil {
-		f.PoolerEnabled = types.BoolValue(true)
+		f.ConnectionPoolerEnabled = types.BoolValue(true)
 		f.PoolerHostname = types.StringPointerValue(svc.ConnectionPooler.Endpoint.Host)
 		f.PoolerPort = int64Value(svc.ConnectionPooler.Endpoint.Port)
 	}
@@ -113,7 +113,7 @@ func flattenService(svc *api.Service) serviceFields {
 		})
 	}
 	f.ConnectionURI = connectionURI(f.Hostname, f.Port)
-	f.PoolerURI = connectionURI(f.PoolerHostname, f.PoolerPort)
+	f.PoolerConnectionURI = connectionURI(f.PoolerHostname, f.PoolerPort)
 	return f
 }
 
@@ -121,77 +121,35 @@ func flattenService(svc *api.Service) serviceFields {
 // computed values the record lacks become null. addons, password*, fork, deletion_protection and
 // timeouts are never taken from the API; initial_password only when the record carries it.
 func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
-	f := flattenService(svc)
-	keep := func(dst *types.String, v types.String) {
-		if !v.IsNull() {
-			*dst = v
-		}
-	}
-	keepInt := func(dst *types.Int64, v types.Int64) {
-		if !v.IsNull() {
-			*dst = v
-		}
-	}
-	keep(&m.ID, f.ID)
-	m.ProjectID = f.ProjectID
+	prev := m.serviceFields
+	m.serviceFields = flattenService(svc)
+	m.Addons = prev.Addons
 	if m.ProjectID.IsNull() {
 		m.ProjectID = types.StringValue(projectID)
 	}
-	keep(&m.Name, f.Name)
-	keep(&m.RegionCode, f.RegionCode)
-	keepInt(&m.CPUMillis, f.CPUMillis)
-	keepInt(&m.MemoryGbs, f.MemoryGbs)
-	keep(&m.Environment, f.Environment)
-	keepInt(&m.HAReplicas, f.HAReplicas)
-	keepInt(&m.SyncReplicas, f.SyncReplicas)
-	m.ConnectionPoolerEnabled = f.PoolerEnabled
-	m.VpcID = f.VpcID
-	m.ServiceType = f.ServiceType
-	m.Status = f.Status
-	m.Created = f.Created
-	m.Paused = f.Paused
-	m.Hostname = f.Hostname
-	m.Port = f.Port
-	m.PoolerHostname = f.PoolerHostname
-	m.PoolerPort = f.PoolerPort
-	m.ConnectionURI = f.ConnectionURI
-	m.PoolerConnectionURI = f.PoolerURI
-	m.VpcHostname = f.VpcHostname
-	m.VpcPort = f.VpcPort
-	m.ForkedFrom = f.ForkedFrom
-	m.VolumeType = f.VolumeType
+	keepIfNull(&m.ID, prev.ID)
+	keepIfNull(&m.Name, prev.Name)
+	keepIfNull(&m.RegionCode, prev.RegionCode)
+	keepIfNull(&m.Environment, prev.Environment)
+	keepIfNull(&m.CPUMillis, prev.CPUMillis)
+	keepIfNull(&m.MemoryGbs, prev.MemoryGbs)
+	keepIfNull(&m.HAReplicas, prev.HAReplicas)
+	keepIfNull(&m.SyncReplicas, prev.SyncReplicas)
 	if svc.InitialPassword != nil {
 		m.InitialPassword = types.StringPointerValue(svc.InitialPassword)
 	}
 }
 
-// forState makes the model storable: unknown values become null, write-only values are dropped.
+// keepIfNull keeps the previous value of an input the record does not report.
+func keepIfNull[T attr.Value](dst *T, prev T) {
+	if (*dst).IsNull() {
+		*dst = prev
+	}
+}
+
+// forState makes the model storable: no unknown values, and no write-only password.
 func (m *serviceResourceModel) forState() {
-	for _, p := range []*types.String{&m.ID, &m.ProjectID, &m.Name, &m.RegionCode, &m.Environment, &m.VpcID, &m.Password,
-		&m.ServiceType, &m.Status, &m.Created, &m.Hostname, &m.PoolerHostname, &m.VpcHostname, &m.InitialPassword, &m.VolumeType} {
-		if p.IsUnknown() {
-			*p = types.StringNull()
-		}
-	}
-	for _, p := range []*types.Int64{&m.CPUMillis, &m.MemoryGbs, &m.HAReplicas, &m.SyncReplicas, &m.PasswordWOVersion, &m.Port, &m.PoolerPort, &m.VpcPort} {
-		if p.IsUnknown() {
-			*p = types.Int64Null()
-		}
-	}
-	for _, p := range []*types.Bool{&m.ConnectionPoolerEnabled, &m.DeletionProtection, &m.Paused} {
-		if p.IsUnknown() {
-			*p = types.BoolNull()
-		}
-	}
-	if m.Addons.IsUnknown() {
-		m.Addons = types.SetNull(types.StringType)
-	}
-	if m.ForkedFrom.IsUnknown() {
-		m.ForkedFrom = types.ObjectNull(serviceForkedFromAttrTypes)
-	}
-	if m.Fork.IsUnknown() {
-		m.Fork = types.ObjectNull(serviceForkAttrTypes)
-	}
+	nullUnknowns(m)
 	m.PasswordWO = types.StringNull()
 }
 

@@ -82,8 +82,8 @@ func TestUnitServiceFlattenEndpoints(t *testing.T) {
 		if got := f.VpcHostname.ValueString(); got != c.host || f.VpcHostname.IsNull() != (c.host == "") {
 			t.Errorf("%s: vpc_hostname = %v, want %q", c.name, f.VpcHostname, c.host)
 		}
-		if f.PoolerEnabled.ValueBool() != c.pooler || f.PoolerHostname.IsNull() == c.pooler {
-			t.Errorf("%s: pooler = %v/%v, want %v", c.name, f.PoolerEnabled, f.PoolerHostname, c.pooler)
+		if f.ConnectionPoolerEnabled.ValueBool() != c.pooler || f.PoolerHostname.IsNull() == c.pooler {
+			t.Errorf("%s: pooler = %v/%v, want %v", c.name, f.ConnectionPoolerEnabled, f.PoolerHostname, c.pooler)
 		}
 		if !f.ForkedFrom.IsNull() || !f.CPUMillis.IsNull() || !f.Status.IsNull() {
 			t.Errorf("%s: missing fields must be null: %+v", c.name, f)

@@ -68,11 +68,8 @@ func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, st
 // imported service (addons derived from service_type, deletion_protection false, no password).
 // Timeouts are left to the caller.
 func serviceModelFromRecord(s *api.Service, projectID string) serviceResourceModel {
-	m := serviceResourceModel{
-		Addons:     types.SetNull(types.StringType),
-		Fork:       types.ObjectNull(serviceForkAttrTypes),
-		ForkedFrom: types.ObjectNull(serviceForkedFromAttrTypes),
-	}
+	m := serviceResourceModel{Fork: types.ObjectNull(serviceForkAttrTypes)}
+	m.Addons = types.SetNull(types.StringType)
 	m.applyRecord(s, projectID)
 	m.Addons = serviceAddonsSet(addonsForServiceType(m.ServiceType.ValueString()))
 	m.DeletionProtection = types.BoolValue(false)

@@ -48,41 +48,17 @@ func NewServiceResource() resource.Resource {
 
 type serviceResource struct{ resourceBase }
 
+// serviceResourceModel is the resource's model: the service's fields as the API shows them
+// (serviceFields, mapped from a record once by flattenService) and the arguments only the resource has.
 type serviceResourceModel struct {
-	ID                      types.String   `tfsdk:"id"`
-	ProjectID               types.String   `tfsdk:"project_id"`
-	Name                    types.String   `tfsdk:"name"`
-	Addons                  types.Set      `tfsdk:"addons"`
-	RegionCode              types.String   `tfsdk:"region_code"`
-	CPUMillis               types.Int64    `tfsdk:"cpu_millis"`
-	MemoryGbs               types.Int64    `tfsdk:"memory_gbs"`
-	Environment             types.String   `tfsdk:"environment"`
-	HAReplicas              types.Int64    `tfsdk:"ha_replicas"`
-	SyncReplicas            types.Int64    `tfsdk:"sync_replicas"`
-	ConnectionPoolerEnabled types.Bool     `tfsdk:"connection_pooler_enabled"`
-	VpcID                   types.String   `tfsdk:"vpc_id"`
-	Password                types.String   `tfsdk:"password"`
-	PasswordWO              types.String   `tfsdk:"password_wo"`
-	PasswordWOVersion       types.Int64    `tfsdk:"password_wo_version"`
-	Fork                    types.Object   `tfsdk:"fork"`
-	DeletionProtection      types.Bool     `tfsdk:"deletion_protection"`
-	Timeouts                timeouts.Value `tfsdk:"timeouts"`
-
-	ServiceType         types.String `tfsdk:"service_type"`
-	Status              types.String `tfsdk:"status"`
-	Created             types.String `tfsdk:"created"`
-	Paused              types.Bool   `tfsdk:"paused"`
-	Hostname            types.String `tfsdk:"hostname"`
-	Port                types.Int64  `tfsdk:"port"`
-	PoolerHostname      types.String `tfsdk:"pooler_hostname"`
-	PoolerPort          types.Int64  `tfsdk:"pooler_port"`
-	ConnectionURI       types.String `tfsdk:"connection_uri"`
-	PoolerConnectionURI types.String `tfsdk:"pooler_connection_uri"`
-	VpcHostname         types.String `tfsdk:"vpc_hostname"`
-	VpcPort             types.Int64  `tfsdk:"vpc_port"`
-	InitialPassword     types.String `tfsdk:"initial_password"`
-	ForkedFrom          types.Object `tfsdk:"forked_from"`
-	VolumeType          types.String `tfsdk:"volume_type"`
+	serviceFields
+	Password           types.String   `tfsdk:"password"`
+	PasswordWO         types.String   `tfsdk:"password_wo"`
+	PasswordWOVersion  types.Int64    `tfsdk:"password_wo_version"`
+	Fork               types.Object   `tfsdk:"fork"`
+	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+	InitialPassword    types.String   `tfsdk:"initial_password"`
 }
 
 type serviceForkModel struct {

@@ -433,7 +433,7 @@ func haApplied(in api.SetHAInput) func(*api.Service) bool {
 }
 
 func poolerIs(on bool) func(*api.Service) bool {
-	return func(s *api.Service) bool { return flattenService(s).PoolerEnabled.ValueBool() == on }
+	return func(s *api.Service) bool { return flattenService(s).ConnectionPoolerEnabled.ValueBool() == on }
 }
 
 func environmentIs(env api.Environment) func(*api.Service) bool {

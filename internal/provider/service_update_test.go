@@ -13,17 +13,19 @@ import (
 func TestUnitPlanServiceActions(t *testing.T) {
 	base := func() serviceResourceModel {
 		return serviceResourceModel{
-			Name:                    types.StringValue("svc"),
-			CPUMillis:               types.Int64Value(1000),
-			MemoryGbs:               types.Int64Value(4),
-			HAReplicas:              types.Int64Value(0),
-			SyncReplicas:            types.Int64Value(0),
-			ConnectionPoolerEnabled: types.BoolValue(false),
-			Environment:             types.StringValue("DEV"),
-			VpcID:                   types.StringNull(),
-			Password:                types.StringNull(),
-			PasswordWO:              types.StringNull(),
-			PasswordWOVersion:       types.Int64Null(),
+			serviceFields: serviceFields{
+				Name:                    types.StringValue("svc"),
+				CPUMillis:               types.Int64Value(1000),
+				MemoryGbs:               types.Int64Value(4),
+				HAReplicas:              types.Int64Value(0),
+				SyncReplicas:            types.Int64Value(0),
+				ConnectionPoolerEnabled: types.BoolValue(false),
+				Environment:             types.StringValue("DEV"),
+				VpcID:                   types.StringNull(),
+			},
+			Password:          types.StringNull(),
+			PasswordWO:        types.StringNull(),
+			PasswordWOVersion: types.Int64Null(),
 		}
 	}
 	tests := []struct {
