@@ -8,10 +8,20 @@
 # Every figure is the median (min..max) of BENCH_RUNS runs; a ratio is formed inside one run. It is
 # a benchmark, not a test: a missed target is reported in the table ("missed"), never as a failure.
 #
-# Environment: BENCH_RUNS (3), BENCH_SERVICES (200: the plan), BENCH_FLEET (50: the apply and
-# destroy at D), BENCH_D_SECONDS (10), BENCH_DELETE_SECONDS (5), BENCH_PARALLELISM (10),
-# BENCH_NO_DOCS=1 (print the figures, leave templates/ and docs/ alone), BENCH_PROFILE_DIR (keep the
-# CPU profiles of the profiled plan and the provider binary there).
+# The plan of N services is measured against two floors in the same run: N `terraform_data` (served
+# inside Terraform, no plugin at all) and N `time_static` of HashiCorp's time provider, a
+# terraform-plugin-framework provider like this one (with a much smaller schema): the framework's
+# floor. The time provider is built from its Go module (`go install` through the Go module proxy
+# into the bench's own temporary GOBIN; no binary is downloaded) and used through dev_overrides, like
+# this provider. The three plans of a round run in turn, the services plan first in odd rounds and
+# the time_static plan first in even rounds, so that the machine's load weighs on both alike.
+#
+# Environment: BENCH_RUNS (3), BENCH_PLAN_RUNS (the rounds of plans: 7, at least BENCH_RUNS),
+# BENCH_SERVICES (200: the plan), BENCH_FLEET (50: the apply and destroy at D), BENCH_D_SECONDS (10),
+# BENCH_DELETE_SECONDS (5), BENCH_PARALLELISM (10), BENCH_PROFILE_PLANS (3: profiled plans, merged),
+# BENCH_TIME_VERSION (v0.13.1: the hashicorp/time module), BENCH_NO_DOCS=1 (print the figures, leave
+# templates/ and docs/ alone), BENCH_PROFILE_DIR (keep the CPU profiles of the profiled plans and the
+# provider binary there).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
@@ -20,6 +30,10 @@ source scripts/lib.sh # log, die, require_terraform, use_cli_config, $LIB_TMP
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_WORKSPACE TF_DATA_DIR TF_LOG
 
 RUNS="${BENCH_RUNS:-3}"
+PLAN_RUNS="${BENCH_PLAN_RUNS:-$((RUNS > 7 ? RUNS : 7))}"
+PROFILE_PLANS="${BENCH_PROFILE_PLANS:-3}"
+NPROC="$(nproc 2>/dev/null || echo "?")"
+TIME_VERSION="${BENCH_TIME_VERSION:-v0.13.1}"
 N="${BENCH_SERVICES:-200}"
 FLEET="${BENCH_FLEET:-50}"
 D="${BENCH_D_SECONDS:-10}"
@@ -34,7 +48,14 @@ mkdir -p "$work/bin"
 log "building the provider and the emulator"
 go build -tags benchhooks -o "$work/bin/terraform-provider-dbcloud" .
 go build -o "$work/emulator" ./internal/emulator/cmd/emulator
+log "building hashicorp/time $TIME_VERSION from the Go module proxy (go install)"
+mkdir -p "$work/timebin"
+(cd "$work" && GOBIN="$work/timebin" GOFLAGS= go install "github.com/hashicorp/terraform-provider-time@$TIME_VERSION") ||
+	die "go install github.com/hashicorp/terraform-provider-time@$TIME_VERSION failed"
 use_cli_config "$work/bin"
+# The bench's CLI config also overrides hashicorp/time with the binary just built (no terraform init).
+sed -i "/dev_overrides {/a\\    \"registry.terraform.io/hashicorp/time\" = \"$work/timebin\"" "$TF_CLI_CONFIG_FILE"
+grep -q 'hashicorp/time' "$TF_CLI_CONFIG_FILE" || die "could not add the time provider to the CLI config"
 tfv="$("$TERRAFORM" version | sed -n 1p)"
 
 # ---- emulator ------------------------------------------------------------------------------
@@ -128,13 +149,25 @@ resource "dbcloud_service" "s" {
 EOF
 }
 
-# ---- 1. plan of N services vs N terraform_data ---------------------------------------------
-log "plan: $N services vs $N terraform_data ($RUNS runs)"
+# ---- 1. plan of N services vs N time_static (the framework's floor) and N terraform_data --------
+log "plan: $N services vs $N time_static vs $N terraform_data ($PLAN_RUNS rounds)"
 start_emulator plan -timing instant
 svc="$work/svc"
+tstatic="$work/time"
 data="$work/data"
 services_tf "$svc" "$N"
-mkdir -p "$data"
+mkdir -p "$tstatic" "$data"
+cat >"$tstatic/main.tf" <<EOF
+terraform {
+  required_providers {
+    time = { source = "hashicorp/time" }
+  }
+}
+resource "time_static" "t" {
+  count    = $N
+  triggers = { name = "bench-\${count.index}" }
+}
+EOF
 cat >"$data/main.tf" <<EOF
 resource "terraform_data" "d" {
   count = $N
@@ -142,39 +175,69 @@ resource "terraform_data" "d" {
 }
 EOF
 timed t_setup "$svc" apply -auto-approve -parallelism="$PAR"
+timed t_setup_time "$tstatic" apply -auto-approve -parallelism="$PAR"
 timed t_setup_data "$data" apply -auto-approve
-log "  created $N services in ${t_setup}s (instant API)"
+log "  created $N services in ${t_setup}s (instant API), $N time_static in ${t_setup_time}s"
 
-p_svc=() p_data=() p_ratio=() p_norefresh=() p_cpu=() p_cpu_nr=() p_rss=() p_req=() p_tfcpu=() p_tfcpu_data=()
-for r in $(seq "$RUNS"); do
-	ru="$work/rusage-$r"
+# plan_svc R: the services plan of round R (sets t, all_cpu, cpu, rss, before, after).
+plan_svc() {
+	local ru="$work/rusage-$1"
 	before=$(requests)
 	DBCLOUD_RUSAGE="$ru" timed t "$svc" plan -parallelism="$PAR"
 	after=$(requests)
 	all_cpu=$(cat "$work/cpu")
+	read -r cpu rss <<<"$(rusage_sum "$ru")"
+}
+# plan_time: the time_static plan (sets tt, time_cpu: Terraform's and the time provider's CPU).
+plan_time() {
+	timed tt "$tstatic" plan -parallelism="$PAR"
+	time_cpu=$(cat "$work/cpu")
+}
+
+p_svc=() p_time=() p_data=() p_ratio=() p_ratio_time=() p_norefresh=() p_cpu=() p_cpu_nr=() p_rss=() p_req=()
+p_tfcpu=() p_tfcpu_data=() p_allcpu=() p_allcpu_time=() p_cpu_ratio_time=()
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
+load_before="$(loadavg)"
+for r in $(seq "$PLAN_RUNS"); do
+	if ((r % 2)); then
+		plan_svc "$r"
+		plan_time
+	else
+		plan_time
+		plan_svc "$r"
+	fi
 	timed td "$data" plan -parallelism="$PAR"
 	data_cpu=$(cat "$work/cpu")
-	DBCLOUD_RUSAGE="$ru-nr" timed tn "$svc" plan -refresh=false -parallelism="$PAR"
-	read -r cpu rss <<<"$(rusage_sum "$ru")"
-	read -r cpu_nr _ <<<"$(rusage_sum "$ru-nr")"
-	p_svc+=("$t") p_data+=("$td") p_norefresh+=("$tn")
+	DBCLOUD_RUSAGE="$work/rusage-$r-nr" timed tn "$svc" plan -refresh=false -parallelism="$PAR"
+	read -r cpu_nr _ <<<"$(rusage_sum "$work/rusage-$r-nr")"
+	p_svc+=("$t") p_time+=("$tt") p_data+=("$td") p_norefresh+=("$tn")
 	p_ratio+=("$(awk -v a="$t" -v b="$td" 'BEGIN { printf "%.2f", a / b }')")
+	p_ratio_time+=("$(awk -v a="$t" -v b="$tt" 'BEGIN { printf "%.2f", a / b }')")
 	p_cpu+=("$(awk -v c="$cpu" -v n="$N" 'BEGIN { printf "%.2f", c / n }')")
 	p_cpu_nr+=("$(awk -v c="$cpu_nr" -v n="$N" 'BEGIN { printf "%.2f", c / n }')")
 	p_rss+=("$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')")
 	p_tfcpu+=("$(awk -v a="$all_cpu" -v c="$cpu" -v n="$N" 'BEGIN { printf "%.2f", (a - c) / n }')")
 	p_tfcpu_data+=("$(awk -v a="$data_cpu" -v n="$N" 'BEGIN { printf "%.2f", a / n }')")
+	p_allcpu+=("$(awk -v a="$all_cpu" -v n="$N" 'BEGIN { printf "%.2f", a / n }')")
+	p_allcpu_time+=("$(awk -v a="$time_cpu" -v n="$N" 'BEGIN { printf "%.2f", a / n }')")
+	p_cpu_ratio_time+=("$(awk -v a="$all_cpu" -v b="$time_cpu" 'BEGIN { printf "%.2f", a / b }')")
 	p_req+=("$(awk -v a="$before" -v b="$after" -v n="$N" 'BEGIN { printf "%.3f", (b - a) / n }')")
-	log "  run $r: plan ${t}s, terraform_data ${td}s, -refresh=false ${tn}s, provider CPU ${cpu} ms, peak RSS ${rss} KiB, requests $((after - before))"
+	log "  round $r: services ${t}s, time_static ${tt}s (ratio ${p_ratio_time[-1]}x), terraform_data ${td}s, -refresh=false ${tn}s, provider CPU ${cpu} ms, all CPU ${all_cpu} vs ${time_cpu} ms, peak RSS ${rss} KiB, requests $((after - before))"
 done
 
-log "profile of one more plan (DBCLOUD_CPUPROFILE)"
+load_after="$(loadavg)"
+log "profile of $PROFILE_PLANS more plans (DBCLOUD_CPUPROFILE, merged)"
 mkdir -p "$work/prof"
-DBCLOUD_CPUPROFILE="$work/prof/cpu.%p.pprof" timed t_prof "$svc" plan -parallelism="$PAR"
-profile_top="$(go tool pprof -top -nodecount=20 "$work/bin/terraform-provider-dbcloud" "$work"/prof/cpu.*.pprof 2>/dev/null |
-	sed -n '/^ *flat/,$p' | sed -e 's/[[:space:]]*$//' || true)"
-profile_cum="$(go tool pprof -top -cum -nodecount=40 "$work/bin/terraform-provider-dbcloud" "$work"/prof/cpu.*.pprof 2>/dev/null |
-	sed -n '/^ *flat/,$p' | grep -E 'flat|dbcloud|framework/internal/fwserver|tfprotov6|fwschema|json|tflog|hclog' | head -n 25 | sed -e 's/[[:space:]]*$//' || true)"
+for r in $(seq "$PROFILE_PLANS"); do
+	DBCLOUD_CPUPROFILE="$work/prof/cpu.%p.pprof" timed t_prof "$svc" plan -parallelism="$PAR"
+done
+pprof_top() { go tool pprof -top "$@" "$work/bin/terraform-provider-dbcloud" "$work"/prof/cpu.*.pprof 2>/dev/null; }
+profile_top="$(pprof_top -nodecount=20 | sed -n '/^ *flat/,$p' | sed -e 's/[[:space:]]*$//' || true)"
+profile_cum="$(pprof_top -cum -nodecount=60 | sed -n '/^ *flat/,$p' |
+	grep -E 'flat|dbcloud|framework/internal/fwserver|tfprotov6|fwschema|json|tflog|hclog' | head -n 25 | sed -e 's/[[:space:]]*$//' || true)"
+# The provider's own functions (this module's packages), cumulative: where its code spends the plan.
+profile_own="$(pprof_top -cum -nodecount=400 | sed -n '/^ *flat/,$p' |
+	grep -E 'flat|terraform-provider-dbcloud/internal' | head -n 16 | sed -e 's/[[:space:]]*$//' || true)"
 
 if [[ -n "${BENCH_PROFILE_DIR:-}" ]]; then # keep the profiles and the binary for go tool pprof
 	mkdir -p "$BENCH_PROFILE_DIR"
@@ -231,6 +294,7 @@ schedule_table="$(cat "$work/schedule.md")"
 
 # ---- report ---------------------------------------------------------------------------------
 ratio_m=$(median "${p_ratio[@]}")
+ratio_time_m=$(median "${p_ratio_time[@]}")
 cpu_m=$(median "${p_cpu[@]}")
 rss_m=$(median "${p_rss[@]}")
 req_m=$(median "${p_req[@]}")
@@ -243,14 +307,24 @@ del_target=$((waves * DEL + 5))
 figures="$(
 	cat <<EOF
 Measured by \`make bench\` with ${tfv}, the provider built from this tree and the API emulator on the
-same machine (loopback, services in memory, so that the API takes exactly the times set here). Each figure is the median (min..max) of ${RUNS} runs; a ratio is formed within one run.
-Times are wall-clock seconds on a machine shared with other work, so compare ratios rather than absolute values.
+same machine (loopback, services in memory, so that the API takes exactly the times set here), and
+HashiCorp's time provider ${TIME_VERSION} built from its Go module for the framework's floor. Each
+plan figure is the median (min..max) of ${PLAN_RUNS} rounds, every other figure of ${RUNS} runs; a
+ratio is formed within one round, whose plans ran in turn (the services plan first in odd rounds,
+the \`time_static\` plan first in even ones).
+Times are wall-clock seconds on a machine shared with other work, so compare ratios rather than absolute values
+(load average of the ${NPROC}-core machine, 1, 5 and 15 minutes: ${load_before} before the plan rounds, ${load_after} after them).
 
 | figure | measured | target | |
 |---|---|---|---|
 | \`terraform plan\` of ${N} services in state | $(stat "${p_svc[@]}") s | | |
-| \`terraform plan\` of ${N} \`terraform_data\` (the floor) | $(stat "${p_data[@]}") s | | |
-| ratio of the two | $(stat "${p_ratio[@]}")x | <= 2x | $(verdict "$ratio_m" 2) |
+| \`terraform plan\` of ${N} \`time_static\` (hashicorp/time: the framework's floor) | $(stat "${p_time[@]}") s | | |
+| ratio of the services plan to the \`time_static\` plan | $(stat "${p_ratio_time[@]}")x | <= 1.1x | $(verdict "$ratio_time_m" 1.1) |
+| CPU per resource in the services plan (Terraform and the provider) | $(stat "${p_allcpu[@]}") ms | | |
+| CPU per resource in the \`time_static\` plan (Terraform and the time provider) | $(stat "${p_allcpu_time[@]}") ms | | |
+| ratio of the two CPU figures | $(stat "${p_cpu_ratio_time[@]}")x | | |
+| \`terraform plan\` of ${N} \`terraform_data\` (no plugin at all) | $(stat "${p_data[@]}") s | | |
+| ratio of the services plan to the \`terraform_data\` plan | $(stat "${p_ratio[@]}")x | <= 2x | $(verdict "$ratio_m" 2) |
 | the services plan with \`-refresh=false\` (no API call) | $(stat "${p_norefresh[@]}") s | | |
 | provider CPU per resource during the plan | $(stat "${p_cpu[@]}") ms | <= 2 ms | $(verdict "$cpu_m" 2) |
 | provider CPU per resource, \`-refresh=false\` | $(stat "${p_cpu_nr[@]}") ms | | |
@@ -269,8 +343,8 @@ overhead from READY to the poll that sees it / mean GETs):
 
 ${schedule_table}
 
-Where the provider's CPU went in one more plan of ${N} services (pprof, all provider processes of
-the plan, flat):
+Where the provider's CPU went in ${PROFILE_PLANS} more plans of ${N} services (pprof, all provider
+processes of the plans, merged; flat):
 
 \`\`\`text
 ${profile_top}
@@ -280,6 +354,13 @@ Cumulative, the provider's own code and the framework layers:
 
 \`\`\`text
 ${profile_cum}
+\`\`\`
+
+The provider's own functions, cumulative (a function's time includes the framework and library code
+it calls):
+
+\`\`\`text
+${profile_own}
 \`\`\`
 EOF
 )"

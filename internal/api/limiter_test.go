@@ -122,6 +122,11 @@ func TestLimiterPriorities(t *testing.T) {
 func TestLimiterWaitOrdersWritesBeforePolls(t *testing.T) {
 	l := NewLimiter(LimiterConfig{MinRate: 50, MaxRate: 1000})
 	l.Observe(http.StatusTooManyRequests, -1) // 50/s from now on
+	// Hold every turn until all ten wait: otherwise a busy machine that starts a write goroutine more
+	// than a turn (20ms) after the polls lets the polls take the turns before the write is counted.
+	l.mu.Lock()
+	l.pauseUntil = time.Now().Add(time.Hour)
+	l.mu.Unlock()
 	var order []Priority
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -147,6 +152,18 @@ func TestLimiterWaitOrdersWritesBeforePolls(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	close(start)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		l.mu.Lock()
+		n := l.waiting[PriorityWrite] + l.waiting[PriorityPoll]
+		if n == 10 || time.Now().After(deadline) {
+			l.pauseUntil = time.Time{}
+			l.mu.Unlock()
+			break
+		}
+		l.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
 	wg.Wait()
 	// The first turn may go to a poll that asks before the writes are counted; after that, the five
 	// writes pass before the other polls.

@@ -66,9 +66,11 @@ func newEnv(t *testing.T, opts Options) *env {
 	return &env{t: t, srv: srv, c: newClient(t, srv.URL, testKey, testSecret), ctx: t.Context()}
 }
 
-// pollTiming is FastTiming scaled up for the tests that poll in real time and assert that every
-// intermediate state was seen: 40ms windows are occasionally missed on a heavily loaded machine
-// (several -race test binaries at once). The fake-clock tests check FastTiming's exact deadlines.
+// pollTiming is FastTiming scaled up for the tests that poll in real time (every 3ms) and assert that
+// every intermediate state was seen: 40ms windows are occasionally missed on a heavily loaded machine
+// (several -race test binaries at once), and so were the 60ms of DELETED at three times FastTiming
+// while both cores were busy; at ten times the shortest window is 200ms. The fake-clock tests check
+// FastTiming's exact deadlines.
 func pollTiming() Timing {
 	t := FastTiming()
 	for _, d := range []*time.Duration{
@@ -77,7 +79,7 @@ func pollTiming() Timing {
 		&t.ReplicaCreating, &t.ReplicaResizing, &t.ReplicaDeleting,
 		&t.PeeringProvisioning, &t.PeeringAccepting,
 	} {
-		*d *= 3
+		*d *= 10
 	}
 	return t
 }

@@ -74,8 +74,8 @@ resource "dbcloud_service" "fleet" {
 	t.Logf("all: %d requests, %d answered 429 (%.1f%%), %d other errors; creates: %d accepted, %d answered 429; deletes: %d accepted, %d answered 429; service GETs: %d",
 		all.requests, all.limited, 100*float64(all.limited)/float64(max(all.requests, 1)), all.otherErrors,
 		all.createsAccepted, all.createsLimited, all.deletesAccepted, all.deletesLimited, all.polls)
-	if left := srv.Services(testProjectID); len(left) != 0 {
-		t.Errorf("%d services left after destroy", len(left))
+	if left := liveServices(srv); len(left) != 0 {
+		t.Errorf("%d services left after destroy (not DELETED)", len(left))
 	}
 	if all.createsAccepted != fleetSize || all.deletesAccepted != fleetSize {
 		t.Errorf("%d creates and %d deletes accepted, want exactly %d of each", all.createsAccepted, all.deletesAccepted, fleetSize)

@@ -109,8 +109,8 @@ resource "dbcloud_service" "fleet" {
 		},
 	})
 	tc.CheckDestroy = func(*terraform.State) error {
-		if left := srv.Services(testProjectID); len(left) != 0 {
-			return fmt.Errorf("%d services left after destroy", len(left))
+		if left := liveServices(srv); len(left) != 0 {
+			return fmt.Errorf("%d services left after destroy (not DELETED)", len(left))
 		}
 		return nil
 	}

@@ -378,6 +378,39 @@ func netTestWaitService(t *testing.T, srv *emulator.Server, id string, want api.
 	}
 }
 
+// liveServices are the project's services in the emulator that are not DELETED. A destroy returns
+// once the service reads DELETED, and the emulator keeps that record for Timing.ServiceDeleted more
+// (so that clients can see the status): counting srv.Services right after a destroy counts it on a
+// busy machine. "No service is left" means no live service.
+func liveServices(srv *emulator.Server) []api.Service {
+	return notDeleted(srv.Services(testProjectID))
+}
+
+// notDeleted drops the services whose status is DELETED (as the API's list shows them for a while).
+func notDeleted(svcs []api.Service) []api.Service {
+	var out []api.Service
+	for _, s := range svcs {
+		if s.Status == nil || *s.Status != api.DELETED {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// waitUntil polls cond every 10ms until it holds or d has passed, and reports whether it held: for
+// tests that must wait for a state (a poll of the provider, a status) instead of sleeping a fixed
+// time that a busy machine may overrun.
+func waitUntil(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return cond()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 // netTestAttr reads an attribute of a resource from the state (in a Check).
 func netTestAttr(s *terraform.State, addr, attr string) (string, error) {
 	rs, ok := s.RootModule().Resources[addr]

@@ -62,8 +62,11 @@ func TestUnitReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for after := srv.Calls("listReplicaSets"); srv.Calls("listReplicaSets") < after+2; {
-		time.Sleep(20 * time.Millisecond) // GET of a set is a list call: wait for two polls of the new set
+	// GET of a set is a list call: wait for two polls of the new set.
+	after := srv.Calls("listReplicaSets")
+	if !waitUntil(30*time.Second, func() bool { return srv.Calls("listReplicaSets") >= after+2 }) {
+		cancel()
+		t.Fatal("the create did not poll the new set twice")
 	}
 	cancel()
 	<-done
@@ -104,11 +107,13 @@ func TestUnitReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 	}
 
 	// The next apply: Update waits until the set is active, then applies the pooler and the environment.
+	// The set turns active once Update has polled it twice (not after a fixed time, which a busy
+	// machine can overrun before Update's first poll).
+	polls := srv.Calls("listReplicaSets")
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		waitUntil(30*time.Second, func() bool { return srv.Calls("listReplicaSets") >= polls+2 })
 		srv.SetReplicaSetStatus(testProjectID, svc, id, api.ReplicaSetStatusActive)
 	}()
-	polls := srv.Calls("listReplicaSets")
 	updResp := resource.UpdateResponse{State: tfsdk.State{Schema: sch, Raw: prior.Raw}}
 	r.Update(ctx, resource.UpdateRequest{Plan: mpResp.Plan, State: prior}, &updResp)
 	if updResp.Diagnostics.HasError() {

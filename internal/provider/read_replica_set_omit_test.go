@@ -103,10 +103,9 @@ func TestAccReadReplicaSet_resumesTransitionalStatus(t *testing.T) {
 			PreConfig: func() {
 				srv.ResetRequests()
 				go func() {
-					// Active once the apply has polled the set a few times.
-					for srv.Calls("listReplicaSets") < 3 {
-						sleepMs(20)
-					}
+					// Active once the apply has polled the set a few times (bounded: a failed step
+					// must not leave this goroutine behind).
+					waitUntil(2*time.Minute, func() bool { return srv.Calls("listReplicaSets") >= 3 })
 					srv.SetReplicaSetStatus(testProjectID, svc, id, api.ReplicaSetStatusActive)
 				}()
 			},
@@ -123,5 +122,3 @@ func TestAccReadReplicaSet_resumesTransitionalStatus(t *testing.T) {
 		},
 	))
 }
-
-func sleepMs(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -359,20 +360,26 @@ resource "dbcloud_service" "test" {
 // Issue 11 point 5: stuck and failing states of a service.
 func TestAccService_stuckAndUnstable(t *testing.T) {
 	t.Run("stuck CONFIGURING past the create timeout", func(t *testing.T) {
-		srv := newTestEmulator(t)
+		// CONFIGURING lasts an hour, so the service cannot turn READY before the goroutine below pins
+		// it, however late a busy machine runs it (FastTiming's 60ms could pass first).
+		srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ServiceConfiguring = time.Hour })
 		var stuck string
+		var stuckMu sync.Mutex
 		resource.ParallelTest(t, testCase(t, srv,
 			resource.TestStep{
 				PreConfig: func() {
 					go func() { // as soon as the service exists, keep it CONFIGURING
-						for i := 0; i < 2000; i++ {
-							if svcs := srv.Services(testProjectID); len(svcs) == 1 {
-								stuck = deref(svcs[0].ServiceID)
-								srv.SetServiceStatus(testProjectID, stuck, api.CONFIGURING)
-								return
+						waitUntil(2*time.Minute, func() bool {
+							svcs := srv.Services(testProjectID)
+							if len(svcs) != 1 {
+								return false
 							}
-							time.Sleep(2 * time.Millisecond)
-						}
+							stuckMu.Lock()
+							defer stuckMu.Unlock()
+							stuck = deref(svcs[0].ServiceID)
+							srv.SetServiceStatus(testProjectID, stuck, api.CONFIGURING)
+							return true
+						})
 					}()
 				},
 				Config: providerBlock(srv) + `
@@ -387,10 +394,16 @@ resource "dbcloud_service" "test" {
 			},
 			resource.TestStep{
 				// The id stayed in state (tainted): unstick it; the next apply replaces it.
-				PreConfig:          func() { srv.SetServiceStatus(testProjectID, stuck, api.READY) },
+				PreConfig: func() {
+					stuckMu.Lock()
+					defer stuckMu.Unlock()
+					srv.SetServiceStatus(testProjectID, stuck, api.READY)
+				},
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true, // tainted: the next apply replaces it (documented)
 				Check: func(s *terraform.State) error {
+					stuckMu.Lock()
+					defer stuckMu.Unlock()
 					got, err := netTestAttr(s, "dbcloud_service.test", "id")
 					if err != nil || got != stuck {
 						return fmt.Errorf("id in state %q (%w), want the stuck service %s", got, err, stuck)
@@ -445,14 +458,14 @@ resource "dbcloud_service" "test" {
 			resource.TestStep{Config: cfg(1000, 4), Check: svcCaptureID(addr, &id)},
 			resource.TestStep{
 				PreConfig: func() {
-					go func() { // pause it once the resize is under way
-						for i := 0; i < 6000; i++ {
+					go func() { // pause it once the resize is under way (CONFIGURING lasts 2s)
+						waitUntil(2*time.Minute, func() bool {
 							if s, ok := srv.Service(testProjectID, id); ok && deref(s.Status) == api.CONFIGURING {
 								srv.PauseService(testProjectID, id)
-								return
+								return true
 							}
-							time.Sleep(5 * time.Millisecond)
-						}
+							return false
+						})
 					}()
 				},
 				Config:      cfg(2000, 8),

@@ -227,8 +227,9 @@ resource "dbcloud_service" "test" {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				svcNewID(addr, &stuckID),
 				func(*terraform.State) error {
-					if n := len(srv.Services(testProjectID)); n != 1 {
-						return fmt.Errorf("%d services exist, want 1 (the stuck one deleted)", n)
+					// The stuck one may still show DELETED for a while: it is deleted.
+					if n := len(liveServices(srv)); n != 1 {
+						return fmt.Errorf("%d services exist (not DELETED), want 1 (the stuck one deleted)", n)
 					}
 					return nil
 				}),
@@ -263,8 +264,8 @@ resource "dbcloud_service" "test" {
 			Config:           cfg("protected", false),
 			ConfigPlanChecks: svcPlanChecks(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
 			Check: func(*terraform.State) error {
-				if n := len(srv.Services(testProjectID)); n != 1 {
-					return fmt.Errorf("%d services, want 1: the protected service must have survived", n)
+				if n := len(liveServices(srv)); n != 1 {
+					return fmt.Errorf("%d services (not DELETED), want 1: the protected service must have survived", n)
 				}
 				return nil
 			},
