@@ -292,10 +292,10 @@ func (c *chaosRun) fail(step string, format string, args ...any) {
 	c.t.Error(msg)
 }
 
-// audit waits (at most 30 s) until the emulator holds no orphan and no duplicate, since a delete that
+// audit waits (at most 10 s) until the emulator holds no orphan and no duplicate, since a delete that
 // was accepted finishes on its own schedule, and counts what is still wrong then.
 func (c *chaosRun) audit(step string) {
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	var a objectAudit
 	var dups []emuObject
 	for {
@@ -546,7 +546,7 @@ func chaosUsesOtherCLI() bool {
 }
 
 func TestAccChaos_interruptedStack(t *testing.T) {
-	testAccPreCheck(t)
+	skipUnlessAcc(t)
 	if chaosUsesOtherCLI() && os.Getenv("CHAOS_SEED") == "" && os.Getenv("CHAOS_SEEDS") == "" {
 		t.Skip("the chaos test drives the terraform on PATH; it ran in the first pass of the CLI matrix")
 	}

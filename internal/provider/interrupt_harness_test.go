@@ -20,6 +20,18 @@ import (
 // chaos_test.go): a working directory with a configuration, commands run to the end or started and sent
 // SIGINT, and the objects of the emulator compared with the objects of the state.
 
+// skipUnlessAcc skips a test that drives the terraform binary unless TF_ACC is set (`make unit` runs
+// without it, `make test` and `go test` with TF_ACC=1 run it).
+func skipUnlessAcc(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("drives the terraform binary: set TF_ACC=1")
+	}
+	if _, err := exec.LookPath("terraform"); err != nil {
+		t.Fatalf("terraform is not on PATH: %v", err)
+	}
+}
+
 // tfWorkdir is a Terraform working directory whose provider points at srv.
 type tfWorkdir struct {
 	t   *testing.T

@@ -72,7 +72,7 @@ resource "dbcloud_vpc_peering" "peer" {
 }
 
 func TestAccLostAnswer_createCommittedThenInterrupted(t *testing.T) {
-	testAccPreCheck(t)
+	skipUnlessAcc(t)
 	for _, tc := range lostAnswerCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -151,7 +151,7 @@ resource "dbcloud_service" "db" {
 // service is READY again). The refresh of the next apply sees it still CONFIGURING; it turns READY,
 // attached, two seconds later. That apply must succeed on its first try and leave an empty plan.
 func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
-	testAccPreCheck(t)
+	skipUnlessAcc(t)
 	srv := newTestEmulator(t)
 	w := newTFWorkdir(t, srv, attachInterruptConfig)
 
