@@ -335,6 +335,7 @@ func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
 	}
 
 	info, decision := e.intercept(rt.operationID, r) // hooks.go: before the scripted and drawn faults
+	defer e.answered(w, info, decision)
 	e.mu.Lock()
 	retryAfter := e.faults.RetryAfter
 	if decision.Inject {

@@ -40,6 +40,9 @@ type Decision struct {
 	// Committed, if set, is called (on the request's goroutine) once a commit-then-* fault has carried
 	// the request out, before anything is answered.
 	Committed func(RequestInfo)
+	// Answered, if set, is called once the request's answer has been written and flushed to the
+	// client (status 0: dropped, no answer), whether or not the request met a fault.
+	Answered func(info RequestInfo, status int)
 }
 
 // Interceptor chooses the fault of a request; it is called without the emulator's lock held and
@@ -142,4 +145,22 @@ func (e *Emulator) applyDecision(w *statusWriter, r *http.Request, info RequestI
 		Message: "internal server error",
 		Details: "The server failed while answering; the request may have been carried out, so check the state before retrying.",
 	})
+}
+
+// answered flushes the answer and calls the decision's Answered callback.
+func (e *Emulator) answered(w *statusWriter, info RequestInfo, d Decision) {
+	if d.Answered == nil {
+		return
+	}
+	status := w.status
+	if w.dropped {
+		status = 0
+	} else {
+		if status == 0 {
+			w.WriteHeader(http.StatusOK)
+			status = http.StatusOK
+		}
+		_ = http.NewResponseController(w).Flush()
+	}
+	d.Answered(info, status)
 }

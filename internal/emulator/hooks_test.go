@@ -129,3 +129,36 @@ func TestInterceptorNumbersAndInjects(t *testing.T) {
 		t.Fatalf("list: %v", err)
 	}
 }
+
+// Answered is called once the answer is written, with its status (0 when dropped).
+func TestInterceptorAnsweredCallback(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	got := make(chan int, 3)
+	e.srv.SetInterceptor(func(ri RequestInfo) Decision {
+		d := Decision{Answered: func(_ RequestInfo, status int) { got <- status }}
+		if ri.Seq == 2 {
+			d.Fault, d.Inject = FaultCommitThenDrop, true
+		}
+		return d
+	})
+	body := api.VPCCreate{Name: "v", Cidr: "10.0.0.0/16", RegionCode: "us-east-1"}
+	if r, err := e.c.CreateVPCWithResponse(e.ctx, testProject, body); err != nil || r.StatusCode() != 201 {
+		t.Fatalf("create: %v", err)
+	}
+	if s := <-got; s != 201 {
+		t.Errorf("answered %d, want 201", s)
+	}
+	if _, err := e.c.CreateVPCWithResponse(e.ctx, testProject, body); err == nil {
+		t.Fatal("the dropped create was answered")
+	}
+	if s := <-got; s != 0 {
+		t.Errorf("answered %d for a dropped answer, want 0", s)
+	}
+	if r, err := e.c.ListVPCsWithResponse(e.ctx, testProject); err != nil || r.StatusCode() != 200 || len(*r.JSON200) != 2 {
+		t.Fatalf("list: %v", err)
+	}
+	if s := <-got; s != 200 {
+		t.Errorf("answered %d, want 200", s)
+	}
+}

@@ -34,7 +34,7 @@ import (
 //   - the interrupt point of each command: "the k-th request of operation X" (e.g. the 1st
 //     createReplicaSet, the 3rd getService), and for a create whether the API commits it and loses its
 //     answer, the SIGINT coming while the answer is outstanding (the emulator withholds it until the
-//     provider gives up), or the SIGINT comes as the request arrives;
+//     provider gives up), or the SIGINT comes once the answer was written to the provider;
 //   - the fault met by each request, a function of the seed, the terraform run, the operation and the
 //     request's rank among that operation's requests in the run. (How many polls a wait makes depends
 //     on the machine's speed, so a slow machine sees more reads, each meeting the fault of its rank.)
@@ -144,7 +144,7 @@ type chaosStep struct {
 }
 
 func (s chaosStep) String() string {
-	mode := "SIGINT as it arrives"
+	mode := "SIGINT once it is answered"
 	if s.hold {
 		mode = "committed, answer lost, SIGINT"
 	}
@@ -267,8 +267,7 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 			return emulator.Decision{Fault: emulator.FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: time.Minute,
 				Committed: func(emulator.RequestInfo) { close(fire) }}
 		}
-		close(fire)
-		return emulator.Decision{}
+		return emulator.Decision{Answered: func(emulator.RequestInfo, int) { close(fire) }}
 	}
 	if kind, ok := chaosFault(c.seed, c.run, ri, rank, c.interrupted); ok {
 		c.counters.faults[kind.String()]++
