@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
@@ -251,6 +252,8 @@ type chaosRun struct {
 	ranks       map[string]int
 	trigger     *chaosStep
 	fire        chan struct{}
+	fired       bool           // the current run met its interrupt point
+	attaches    []*chaosAttach // attaches under way (see chaosAttach)
 	counters    chaosCounters
 }
 
@@ -259,28 +262,98 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 	defer c.mu.Unlock()
 	c.ranks[ri.OperationID]++
 	rank := c.ranks[ri.OperationID]
+	c.advanceAttachesLocked(ri)
+
+	var d emulator.Decision
+	var fire chan struct{}
 	if st := c.trigger; st != nil && ri.OperationID == st.trigger.op && rank == st.trigger.k {
-		c.trigger = nil
-		fire := c.fire
+		c.trigger, c.fired = nil, true
+		fire = c.fire
 		if st.hold {
 			c.counters.faults["commit-then-drop"]++
 			return emulator.Decision{Fault: emulator.FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: time.Minute,
 				Committed: func(emulator.RequestInfo) { close(fire) }}
 		}
-		return emulator.Decision{Answered: func(emulator.RequestInfo, int) { close(fire) }}
-	}
-	if kind, ok := chaosFault(c.seed, c.run, ri, rank, c.interrupted); ok {
+	} else if kind, ok := chaosFault(c.seed, c.run, ri, rank, c.interrupted); ok {
 		c.counters.faults[kind.String()]++
-		return emulator.Decision{Fault: kind, Inject: true}
+		d = emulator.Decision{Fault: kind, Inject: true}
 	}
-	return emulator.Decision{}
+	attach := ri.OperationID == "attachServiceToVPC"
+	if fire != nil || attach {
+		d.Answered = func(info emulator.RequestInfo, status int) {
+			if attach && status == http.StatusAccepted {
+				c.startAttach(info)
+			}
+			if fire != nil {
+				close(fire)
+			}
+		}
+	}
+	return d
+}
+
+// The live API's attach: the service is CONFIGURING and shows no vpc_endpoint until it is attached
+// (vpc_endpoint is "present when attached"); the emulator shows the endpoint at once. The harness
+// models the live API: once an attach is answered 202 it takes the endpoint off and keeps the service
+// CONFIGURING, and puts both back (READY with the endpoint, in one step) before the k-th read of the
+// service after that, k drawn from the seed (2 to 5): the attach takes a few polls. Reads made after
+// the SIGINT of a run, whose number depends on timing, do not count: the next run's reads do.
+type chaosAttach struct {
+	serviceID string
+	endpoint  *api.VPCEndpoint
+	reads     int
+	after     int
+}
+
+// startAttach takes the endpoint of a service whose attach was just accepted off, until it is attached.
+func (c *chaosRun) startAttach(info emulator.RequestInfo) {
+	parts := strings.Split(info.Path, "/")
+	if len(parts) < 2 {
+		return
+	}
+	id := parts[len(parts)-2]
+	svc, ok := c.srv.Service(testProjectID, id)
+	ep := api.VPCEndpointOf(&svc)
+	if !ok || ep == nil {
+		return
+	}
+	cp := *ep
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.srv.SetServiceStatus(testProjectID, id, api.CONFIGURING)
+	c.srv.UpdateService(testProjectID, id, func(s *api.Service) { s.VpcEndpoint = nil })
+	after := 2 + int(chaosDraw(c.seed, c.run, "attach", c.ranks["attachServiceToVPC"], "reads")*4)
+	c.attaches = append(c.attaches, &chaosAttach{serviceID: id, endpoint: &cp, after: after})
+}
+
+// advanceAttachesLocked counts a read of a service being attached, and completes the attach before the
+// read that reaches its count.
+func (c *chaosRun) advanceAttachesLocked(ri emulator.RequestInfo) {
+	kept := c.attaches[:0]
+	for _, a := range c.attaches {
+		read := ri.OperationID == "listServices" ||
+			ri.OperationID == "getService" && strings.HasSuffix(ri.Path, "/services/"+a.serviceID)
+		if read && !c.fired {
+			a.reads++
+		}
+		if a.reads >= a.after {
+			// Only an attach still under way completes (not a service deleted meanwhile).
+			if svc, ok := c.srv.Service(testProjectID, a.serviceID); ok && deref(svc.Status) == api.CONFIGURING {
+				ep, ready := a.endpoint, api.READY
+				c.srv.UpdateService(testProjectID, a.serviceID, func(s *api.Service) { s.Status, s.VpcEndpoint = &ready, ep })
+			}
+			continue
+		}
+		kept = append(kept, a)
+	}
+	c.attaches = kept
 }
 
 // arm starts a terraform run: its name, whether it is the interrupted one, and its interrupt point.
 func (c *chaosRun) arm(run string, interrupted bool, st *chaosStep) chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.run, c.interrupted, c.ranks, c.trigger = run, interrupted, map[string]int{}, st
+	c.run, c.interrupted, c.ranks, c.trigger, c.fired = run, interrupted, map[string]int{}, st, false
 	c.fire = make(chan struct{})
 	return c.fire
 }
