@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -26,6 +27,7 @@ type RequestInfo struct {
 	OperationID string
 	Method      string
 	Path        string
+	Body        []byte // the request body (a copy)
 }
 
 // Decision is what an Interceptor chooses for one request.
@@ -100,6 +102,12 @@ func (e *Emulator) intercept(operationID string, r *http.Request) (RequestInfo, 
 	h.mu.Lock()
 	h.seq++
 	info := RequestInfo{Seq: h.seq, OperationID: operationID, Method: r.Method, Path: r.URL.Path}
+	if r.GetBody != nil {
+		if rc, err := r.GetBody(); err == nil {
+			info.Body, _ = io.ReadAll(rc)
+			_ = rc.Close()
+		}
+	}
 	for i, held := range h.holds {
 		if held.operationID != operationID {
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,7 +116,8 @@ func TestInterceptorNumbersAndInjects(t *testing.T) {
 	if vpcsAtCommit != 2 {
 		t.Errorf("at the commit callback %d VPCs existed, want 2", vpcsAtCommit)
 	}
-	if len(seen) != 4 || seen[3].Seq != 4 || seen[3].OperationID != "listVPCs" || seen[0].Method != http.MethodPost {
+	if len(seen) != 4 || seen[3].Seq != 4 || seen[3].OperationID != "listVPCs" || seen[0].Method != http.MethodPost ||
+		!strings.Contains(string(seen[0].Body), `"name":"v"`) || seen[3].Body != nil {
 		t.Errorf("interceptor saw %+v", seen)
 	}
 	e.srv.ResetInterceptCount()

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -30,15 +31,18 @@ import (
 // `plan -detailed-exitcode` is empty, that the emulator holds no duplicate and no orphan (an object the
 // state does not hold), and after the destroy that nothing is left.
 //
-// Replay: the seed decides everything the test decides, independently of timing and of the order in
-// which Terraform walks the graph:
-//   - the interrupt point of each command: "the k-th request of operation X" (e.g. the 1st
-//     createReplicaSet, the 3rd getService), and for a create whether the API commits it and loses its
-//     answer, the SIGINT coming while the answer is outstanding (the emulator withholds it until the
-//     provider gives up), or the SIGINT comes once the answer was written to the provider;
-//   - the fault met by each request, a function of the seed, the terraform run, the operation and the
-//     request's rank among that operation's requests in the run. (How many polls a wait makes depends
-//     on the machine's speed, so a slow machine sees more reads, each meeting the fault of its rank.)
+// Replay: the seed decides everything the test decides, independently of timing, of the ids the
+// emulator hands out and of the order in which Terraform walks the graph:
+//   - the interrupt point of each command: "the k-th request of operation X on object Y" (e.g. the
+//     1st createReplicaSet of chaos-reader, the 3rd getService of chaos-attached); for a create,
+//     whether the API commits it and loses its answer, the SIGINT coming while the answer is
+//     outstanding (the emulator withholds it until the provider gives up), or the SIGINT comes once
+//     the answer was written to the provider. The interrupted command runs with -parallelism=1, so
+//     that what is under way at the SIGINT is the operation of the interrupt point;
+//   - the fault met by each request: a function of the seed, the terraform run, the operation, the
+//     object and the request's rank among the run's requests of that operation on that object. How
+//     many polls a wait makes depends on the machine's speed: a slow machine sees more reads, each
+//     meeting the fault of its rank.
 //
 // Seeds: CHAOS_SEED=17 or CHAOS_SEED=3,17 runs those seeds; CHAOS_SEEDS=N runs seeds 1..N; neither
 // runs chaosDefaultSeeds (the seeds `make test` runs). `make chaos SEEDS=50`, `make chaos SEED=17`.
@@ -99,13 +103,15 @@ resource "dbcloud_vpc_peering" "peer" {
 `, vpcName, pooler, region, env, setCPU, setMem, peerVPC)
 }
 
-// chaosTrigger is an interrupt point: the k-th request of an operation in a terraform run.
+// chaosTrigger is an interrupt point: the k-th request of an operation on an object (by name; see
+// chaosKey) in a terraform run.
 type chaosTrigger struct {
-	op string
-	k  int
+	op, object string
+	k          int
 }
 
-func (tr chaosTrigger) String() string { return fmt.Sprintf("%s #%d", tr.op, tr.k) }
+func (tr chaosTrigger) key() string    { return tr.op + "[" + tr.object + "]" }
+func (tr chaosTrigger) String() string { return fmt.Sprintf("%s #%d", tr.key(), tr.k) }
 
 // chaosCommand is one command of the sequence and the interrupt points it may meet.
 type chaosCommand struct {
@@ -117,22 +123,66 @@ type chaosCommand struct {
 
 var chaosCommands = []chaosCommand{
 	{"create", 0, false, []chaosTrigger{
-		{"createVPC", 1}, {"createService", 1}, {"createService", 2}, {"attachServiceToVPC", 1},
-		{"createReplicaSet", 1}, {"createPeering", 1}, {"getService", 3}, {"getService", 8},
-		{"listReplicaSets", 2}, {"getPeering", 2},
+		{"createVPC", "chaos-net", 1}, {"createService", "chaos-plain", 1}, {"createService", "chaos-attached", 1},
+		{"attachServiceToVPC", "chaos-attached", 1}, {"createReplicaSet", "chaos-reader", 1},
+		{"createPeering", "vpc-0chaos1", 1}, {"getService", "chaos-attached", 3}, {"getService", "chaos-plain", 2},
+		{"listReplicaSets", "chaos-attached", 2}, {"getPeering", "vpc-0chaos1", 2},
 	}},
 	{"update", 1, false, []chaosTrigger{
-		{"renameVPC", 1}, {"enablePooler", 1}, {"setEnvironment", 1}, {"resizeReplicaSet", 1},
-		{"listServices", 1}, {"getService", 2}, {"listReplicaSets", 2},
+		{"renameVPC", "chaos-net", 1}, {"enablePooler", "chaos-attached", 1}, {"setEnvironment", "chaos-plain", 1},
+		{"resizeReplicaSet", "chaos-reader", 1}, {"listServices", "", 1}, {"getService", "chaos-attached", 2},
+		{"listReplicaSets", "chaos-attached", 2},
 	}},
 	{"replace", 2, false, []chaosTrigger{
-		{"deleteService", 1}, {"createService", 1}, {"deletePeering", 1}, {"createPeering", 1},
-		{"getService", 3}, {"getPeering", 2},
+		{"deleteService", "chaos-plain", 1}, {"createService", "chaos-plain", 1}, {"deletePeering", "vpc-0chaos1", 1},
+		{"createPeering", "vpc-0chaos2", 1}, {"getService", "chaos-plain", 2}, {"getPeering", "vpc-0chaos2", 2},
 	}},
 	{"destroy", 2, true, []chaosTrigger{
-		{"deletePeering", 1}, {"deleteReplicaSet", 1}, {"deleteService", 1}, {"deleteService", 2},
-		{"deleteVPC", 1}, {"getService", 2}, {"listReplicaSets", 2},
+		{"deletePeering", "vpc-0chaos2", 1}, {"deleteReplicaSet", "chaos-reader", 1}, {"deleteService", "chaos-attached", 1},
+		{"deleteService", "chaos-plain", 1}, {"deleteVPC", "chaos-net-renamed", 1}, {"getService", "chaos-plain", 2},
+		{"listReplicaSets", "chaos-attached", 2},
 	}},
+}
+
+// chaosKey names a request by its operation and the object it acts on, by the object's name (a
+// peering by its peer VPC id; a list by its parent; a create by the name in its body), so that ranks
+// do not depend on the order in which Terraform walks independent resources, nor on the ids the
+// emulator hands out.
+func chaosKey(srv *emulator.Server, ri emulator.RequestInfo) string {
+	var name string
+	seg := strings.Split(strings.TrimPrefix(ri.Path, emulator.BasePath+"/projects/"+testProjectID+"/"), "/")
+	at := func(i int) string {
+		if i < len(seg) {
+			return seg[i]
+		}
+		return ""
+	}
+	var body struct {
+		Name      string `json:"name"`
+		PeerVpcID string `json:"peer_vpc_id"`
+	}
+	created := ri.Method == http.MethodPost && json.Unmarshal(ri.Body, &body) == nil
+	switch {
+	case chaosCreates[ri.OperationID] && created:
+		name = body.Name + body.PeerVpcID
+	case at(0) == "services" && at(2) == "replicaSets" && at(3) != "":
+		if rs, ok := srv.ReplicaSet(testProjectID, at(1), at(3)); ok {
+			name = deref(rs.Name)
+		}
+	case at(0) == "services" && at(1) != "":
+		if svc, ok := srv.Service(testProjectID, at(1)); ok {
+			name = deref(svc.Name)
+		}
+	case at(0) == "vpcs" && at(2) == "peerings" && at(3) != "":
+		if pr, ok := srv.Peering(testProjectID, at(1), at(3)); ok {
+			name = deref(pr.PeerVpcID)
+		}
+	case at(0) == "vpcs" && at(1) != "":
+		if v, ok := srv.VPC(testProjectID, at(1)); ok {
+			name = deref(v.Name)
+		}
+	}
+	return ri.OperationID + "[" + name + "]"
 }
 
 var chaosCreates = map[string]bool{"createService": true, "createReplicaSet": true, "createVPC": true, "createPeering": true}
@@ -164,11 +214,11 @@ func chaosPlan(seed int64) []chaosStep {
 	return steps
 }
 
-// chaosDraw is a number in [0, 1) for one request: a function of the seed, the run, the operation,
-// the request's rank among the run's requests of that operation, and what is drawn.
-func chaosDraw(seed int64, run, op string, rank int, what string) float64 {
+// chaosDraw is a number in [0, 1) for one request: a function of the seed, the run, the request's key
+// (chaosKey), its rank among the run's requests with that key, and what is drawn.
+func chaosDraw(seed int64, run, key string, rank int, what string) float64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d/%s/%s/%d/%s", seed, run, op, rank, what)
+	fmt.Fprintf(h, "%d/%s/%s/%d/%s", seed, run, key, rank, what)
 	return float64(h.Sum64()>>11) / (1 << 53)
 }
 
@@ -176,8 +226,8 @@ func chaosDraw(seed int64, run, op string, rank int, what string) float64 {
 // the requests the client retries (GET, DELETE); a quarter of the creates carried out with their answer
 // dropped. The interrupted runs also: 500 or 503 on 4% of the other writes (POST), which fail the
 // command (a POST answered 5xx is not sent again).
-func chaosFault(seed int64, run string, ri emulator.RequestInfo, rank int, interrupted bool) (emulator.FaultKind, bool) {
-	u := chaosDraw(seed, run, ri.OperationID, rank, "fault")
+func chaosFault(seed int64, run, key string, ri emulator.RequestInfo, rank int, interrupted bool) (emulator.FaultKind, bool) {
+	u := chaosDraw(seed, run, key, rank, "fault")
 	retried := ri.Method == http.MethodGet || ri.Method == http.MethodDelete
 	switch {
 	case u < 0.05:
@@ -186,7 +236,7 @@ func chaosFault(seed int64, run string, ri emulator.RequestInfo, rank int, inter
 		return emulator.FaultUnavailable, true
 	case retried && u < 0.12, interrupted && !retried && !chaosCreates[ri.OperationID] && u < 0.09:
 		return emulator.FaultServerError, true
-	case chaosCreates[ri.OperationID] && chaosDraw(seed, run, ri.OperationID, rank, "drop") < 0.25:
+	case chaosCreates[ri.OperationID] && chaosDraw(seed, run, key, rank, "drop") < 0.25:
 		return emulator.FaultCommitThenDrop, true
 	}
 	return 0, false
@@ -258,15 +308,16 @@ type chaosRun struct {
 }
 
 func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
+	key := chaosKey(c.srv, ri)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ranks[ri.OperationID]++
-	rank := c.ranks[ri.OperationID]
+	c.ranks[key]++
+	rank := c.ranks[key]
 	c.advanceAttachesLocked(ri)
 
 	var d emulator.Decision
 	var fire chan struct{}
-	if st := c.trigger; st != nil && ri.OperationID == st.trigger.op && rank == st.trigger.k {
+	if st := c.trigger; st != nil && key == st.trigger.key() && rank == st.trigger.k {
 		c.trigger, c.fired = nil, true
 		fire = c.fire
 		if st.hold {
@@ -274,7 +325,7 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 			return emulator.Decision{Fault: emulator.FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: time.Minute,
 				Committed: func(emulator.RequestInfo) { close(fire) }}
 		}
-	} else if kind, ok := chaosFault(c.seed, c.run, ri, rank, c.interrupted); ok {
+	} else if kind, ok := chaosFault(c.seed, c.run, key, ri, rank, c.interrupted); ok {
 		c.counters.faults[kind.String()]++
 		d = emulator.Decision{Fault: kind, Inject: true}
 	}
@@ -322,7 +373,7 @@ func (c *chaosRun) startAttach(info emulator.RequestInfo) {
 	defer c.mu.Unlock()
 	c.srv.SetServiceStatus(testProjectID, id, api.CONFIGURING)
 	c.srv.UpdateService(testProjectID, id, func(s *api.Service) { s.VpcEndpoint = nil })
-	after := 2 + int(chaosDraw(c.seed, c.run, "attach", c.ranks["attachServiceToVPC"], "reads")*4)
+	after := 2 + int(chaosDraw(c.seed, c.run, "attach", 1, deref(svc.Name))*4)
 	c.attaches = append(c.attaches, &chaosAttach{serviceID: id, endpoint: &cp, after: after})
 }
 
@@ -444,13 +495,27 @@ func (c *chaosRun) step(i int, st chaosStep) {
 
 	// 1. The command, interrupted at its point.
 	fire := c.arm(fmt.Sprintf("%d-interrupted", i), true, &st)
-	p := c.w.start(args...)
+	// One resource operation at a time: what is under way when the SIGINT comes is then the operation
+	// of the interrupt point, not whatever else the timing of the graph walk had started.
+	p := c.w.start(append(slices.Clone(args), "-parallelism=1")...)
 	interruptedAt := "not reached"
 	select {
 	case <-fire:
-		p.interrupt(t)
 		c.counters.interrupts++
 		interruptedAt = st.trigger.String()
+		if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Logf("SIGINT: %v", err)
+		}
+		select {
+		case p.err = <-p.done:
+			p.over = true
+		case <-time.After(2 * time.Minute):
+			_ = p.cmd.Process.Kill()
+			p.err, p.over = <-p.done, true
+			c.fail(name, "terraform did not exit within two minutes of the SIGINT at %s; its last lines:\n%s\nthe emulator's last requests:\n%s",
+				st.trigger, indent(tail(p.out.String(), 12)), indent(lastRequests(c.srv, 25)))
+			t.FailNow()
+		}
 	case err := <-p.done:
 		p.err, p.over = err, true
 		c.counters.notReached++
@@ -523,6 +588,19 @@ func headlines(out string) string {
 		}
 	}
 	return strings.Join(order, "; ")
+}
+
+// lastRequests lists the emulator's last n requests.
+func lastRequests(srv *emulator.Server, n int) string {
+	reqs := srv.Requests()
+	if len(reqs) > n {
+		reqs = reqs[len(reqs)-n:]
+	}
+	var lines []string
+	for _, r := range reqs {
+		lines = append(lines, fmt.Sprintf("%s %s %s -> %d", r.Time.Format("15:04:05.000"), r.Method, r.Path, r.Status))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // indent indents text for the test log.
