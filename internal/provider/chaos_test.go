@@ -49,8 +49,10 @@ import (
 // Per-seed counters and a summary are logged (go test -v); every check that fails is a test error
 // naming its seed and command.
 
-// chaosDefaultSeeds are the fixed seeds of `make test`.
-var chaosDefaultSeeds = []int64{1, 2, 3}
+// chaosDefaultSeeds are the fixed seeds of `make test`. Before the fix of issue 22 each met one of its
+// defects: 2 a replica set created twice (its create committed, the answer lost, Ctrl-C), 6 the same
+// for a peering, 11 for a VPC, 8 a re-apply failing once after Ctrl-C during a create's VPC attach.
+var chaosDefaultSeeds = []int64{2, 6, 8, 11}
 
 // chaosExpected is how many objects of each type the stack holds.
 var chaosExpected = map[string]int{
@@ -135,11 +137,11 @@ var chaosCommands = []chaosCommand{
 	}},
 	{"replace", 2, false, []chaosTrigger{
 		{"deleteService", "chaos-plain", 1}, {"createService", "chaos-plain", 1}, {"deletePeering", "vpc-0chaos1", 1},
-		{"createPeering", "vpc-0chaos2", 1}, {"getService", "chaos-plain", 2}, {"getPeering", "vpc-0chaos2", 2},
+		{"createPeering", "vpc-0chaos2", 1}, {"getService", "chaos-plain", 2}, {"getPeering", "vpc-0chaos2", 1},
 	}},
 	{"destroy", 2, true, []chaosTrigger{
 		{"deletePeering", "vpc-0chaos2", 1}, {"deleteReplicaSet", "chaos-reader", 1}, {"deleteService", "chaos-attached", 1},
-		{"deleteService", "chaos-plain", 1}, {"deleteVPC", "chaos-net-renamed", 1}, {"getService", "chaos-plain", 2},
+		{"deleteService", "chaos-plain", 1}, {"deleteVPC", "chaos-net-renamed", 1}, {"getService", "chaos-plain", 1},
 		{"listReplicaSets", "chaos-attached", 2},
 	}},
 }
