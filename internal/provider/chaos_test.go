@@ -149,9 +149,10 @@ var chaosCommands = []chaosCommand{
 // chaosKey names a request by its operation and the object it acts on, by the object's name (a
 // peering by its peer VPC id; a list by its parent; a create by the name in its body), so that ranks
 // do not depend on the order in which Terraform walks independent resources, nor on the ids the
-// emulator hands out.
-func chaosKey(srv *emulator.Server, ri emulator.RequestInfo) string {
-	var name string
+// emulator hands out. names remembers the name of every id seen, for the requests on an object that
+// is gone (the polls of a delete).
+func chaosKey(srv *emulator.Server, names *sync.Map, ri emulator.RequestInfo) string {
+	var name, id string
 	seg := strings.Split(strings.TrimPrefix(ri.Path, emulator.BasePath+"/projects/"+testProjectID+"/"), "/")
 	at := func(i int) string {
 		if i < len(seg) {
@@ -168,20 +169,31 @@ func chaosKey(srv *emulator.Server, ri emulator.RequestInfo) string {
 	case chaosCreates[ri.OperationID] && created:
 		name = body.Name + body.PeerVpcID
 	case at(0) == "services" && at(2) == "replicaSets" && at(3) != "":
-		if rs, ok := srv.ReplicaSet(testProjectID, at(1), at(3)); ok {
+		id = at(3)
+		if rs, ok := srv.ReplicaSet(testProjectID, at(1), id); ok {
 			name = deref(rs.Name)
 		}
 	case at(0) == "services" && at(1) != "":
-		if svc, ok := srv.Service(testProjectID, at(1)); ok {
+		id = at(1)
+		if svc, ok := srv.Service(testProjectID, id); ok {
 			name = deref(svc.Name)
 		}
 	case at(0) == "vpcs" && at(2) == "peerings" && at(3) != "":
-		if pr, ok := srv.Peering(testProjectID, at(1), at(3)); ok {
+		id = at(3)
+		if pr, ok := srv.Peering(testProjectID, at(1), id); ok {
 			name = deref(pr.PeerVpcID)
 		}
 	case at(0) == "vpcs" && at(1) != "":
-		if v, ok := srv.VPC(testProjectID, at(1)); ok {
+		id = at(1)
+		if v, ok := srv.VPC(testProjectID, id); ok {
 			name = deref(v.Name)
+		}
+	}
+	if id != "" {
+		if name != "" {
+			names.Store(id, name)
+		} else if n, ok := names.Load(id); ok {
+			name = n.(string)
 		}
 	}
 	return ri.OperationID + "[" + name + "]"
@@ -304,13 +316,14 @@ type chaosRun struct {
 	ranks       map[string]int
 	trigger     *chaosStep
 	fire        chan struct{}
+	names       sync.Map       // id -> name of the objects seen (chaosKey)
 	fired       bool           // the current run met its interrupt point
 	attaches    []*chaosAttach // attaches under way (see chaosAttach)
 	counters    chaosCounters
 }
 
 func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
-	key := chaosKey(c.srv, ri)
+	key := chaosKey(c.srv, &c.names, ri)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.ranks[key]++
