@@ -216,9 +216,9 @@ func auditObjects(t *testing.T, srv *emulator.Server, dir string) objectAudit {
 }
 
 // waitEmulatorEmpty waits until the emulator holds nothing (a delete that was accepted finishes on its
-// own schedule) or a minute passes, and returns what is left.
+// own schedule) or 15 seconds pass, and returns what is left.
 func waitEmulatorEmpty(srv *emulator.Server) []emuObject {
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		left := emulatorObjects(srv)
 		if len(left) == 0 || time.Now().After(deadline) {
