@@ -155,6 +155,8 @@ type Emulator struct {
 	usedIDs    map[string]bool
 	tracks     []api.TrackInput
 	identifies []api.IdentifyInput
+
+	hookState hookState // hooks.go: interceptor and held answers, with its own lock
 }
 
 // New returns an Emulator. It panics if the embedded OpenAPI document cannot be loaded, which is a
@@ -332,9 +334,16 @@ func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
 		return
 	}
 
+	info, decision := e.intercept(rt.operationID, r) // hooks.go: before the scripted and drawn faults
+	defer e.answered(w, info, decision)
 	e.mu.Lock()
-	kind, faulty := e.pickFaultLocked(rt.operationID, r.Method)
 	retryAfter := e.faults.RetryAfter
+	if decision.Inject {
+		e.mu.Unlock()
+		e.applyDecision(w, r, info, decision, retryAfter)
+		return
+	}
+	kind, faulty := e.pickFaultLocked(rt.operationID, r.Method)
 	e.mu.Unlock()
 	if faulty {
 		e.applyFault(w, r, kind, retryAfter)
