@@ -206,11 +206,18 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	state.applyRecord(last)
 	nullUnknowns(&state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	if err != nil {
+	switch {
+	case wait.Interrupted(err):
+		// Ctrl-C: the peering exists; keep it in state untainted (a taint would delete it and create
+		// another on the next apply). Its provisioned_id shows on a later refresh.
+		resp.Diagnostics.AddWarning("VPC peering creation interrupted: the peering is kept",
+			fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
+				"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", id, vpcID, state.Status.ValueString()))
+	case err != nil:
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
+	default:
+		r.pd.analytics.track(ctx, peeringTypeName, "create")
 	}
-	r.pd.analytics.track(ctx, peeringTypeName, "create")
 }
 
 func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
