@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -28,7 +29,10 @@ const (
 	EnvAnalytics = "DBCLOUD_ANALYTICS"
 )
 
-var _ provider.Provider = (*dbcloudProvider)(nil)
+var (
+	_ provider.Provider              = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithFunctions = (*dbcloudProvider)(nil)
+)
 
 // options are knobs for tests: the production provider uses the defaults.
 type options struct {
@@ -214,5 +218,11 @@ func (p *dbcloudProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewVPCsDataSource,
 		NewVPCPeeringDataSource,
 		NewVPCPeeringsDataSource,
+	}
+}
+
+func (p *dbcloudProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewWithPasswordFunction,
 	}
 }
