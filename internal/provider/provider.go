@@ -218,6 +218,7 @@ func (p *dbcloudProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewVPCsDataSource,
 		NewVPCPeeringDataSource,
 		NewVPCPeeringsDataSource,
+		NewProjectsDataSource,
 	}
 }
 
