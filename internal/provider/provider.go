@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -32,6 +33,7 @@ const (
 var (
 	_ provider.Provider              = (*dbcloudProvider)(nil)
 	_ provider.ProviderWithFunctions = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithActions   = (*dbcloudProvider)(nil)
 )
 
 // options are knobs for tests: the production provider uses the defaults.
@@ -197,6 +199,7 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 func (p *dbcloudProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -225,5 +228,13 @@ func (p *dbcloudProvider) DataSources(_ context.Context) []func() datasource.Dat
 func (p *dbcloudProvider) Functions(_ context.Context) []func() function.Function {
 	return []func() function.Function{
 		NewWithPasswordFunction,
+	}
+}
+
+func (p *dbcloudProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewServiceRestartAction,
+		NewServicePauseAction,
+		NewServiceResumeAction,
 	}
 }

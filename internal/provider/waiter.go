@@ -208,6 +208,7 @@ func (w *Waiter[T]) Wait(ctx context.Context) (T, error) {
 					"elapsed": now.Sub(start).Round(time.Second).String(),
 				})
 				lastStatus, statusSince = res.Status, now
+				reportStatus(ctx, w.What, res.Status)
 			}
 			if res.Done {
 				return res.Value, nil
@@ -244,4 +245,20 @@ func orNone(status string) string {
 		return "(none yet)"
 	}
 	return status
+}
+
+// statusReporterKey carries, in a context, a function told each status a waiter sees change (an
+// action's progress messages); see withStatusReporter.
+type statusReporterKey struct{}
+
+// withStatusReporter makes every waiter under ctx call report(what, status) when the status it sees
+// changes (and on its first poll). Only what is waited for and the status are passed: never values.
+func withStatusReporter(ctx context.Context, report func(what, status string)) context.Context {
+	return context.WithValue(ctx, statusReporterKey{}, report)
+}
+
+func reportStatus(ctx context.Context, what, status string) {
+	if report, ok := ctx.Value(statusReporterKey{}).(func(what, status string)); ok && status != "" {
+		report(what, status)
+	}
 }
