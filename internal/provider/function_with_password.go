@@ -31,8 +31,9 @@ func (f *withPasswordFunction) Definition(_ context.Context, _ function.Definiti
 			"(`@`, `:`, `/`, `?`, `#`, `%`, `+`, spaces and non-ASCII characters are escaped, so any password is safe). " +
 			"A password already in `uri` is replaced; everything else of `uri` is kept as it is. A null `password` " +
 			"returns `uri` unchanged, so a configuration works whether or not it knows the password.\n\n" +
-			"`uri` must be a `postgresql://` or `postgres://` URI with a user name, such as the `connection_uri` of a " +
-			"service; anything else is an error. The result holds a secret: pass the password from a sensitive " +
+			"`uri` must be a `postgresql://` or `postgres://` URI with a user name, such as " +
+			"`postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require` built from a service's `hostname` and `port`; " +
+			"anything else is an error. The result holds a secret: pass the password from a sensitive " +
 			"value (Terraform then marks the result sensitive too), or from an ephemeral or write-only source.",
 		Parameters: []function.Parameter{
 			function.StringParameter{

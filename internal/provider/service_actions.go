@@ -94,7 +94,9 @@ func (a *serviceStateAction) Schema(ctx context.Context, _ action.SchemaRequest,
 	}[a.op]
 	resp.Schema = schema.Schema{
 		MarkdownDescription: descriptions.action + "\n\nA service that is busy (being configured, or answering 409) is waited " +
-			"for first. Needs Terraform 1.14 or later. The resource's `paused` argument: see the Day-2 operations guide.",
+			"for first; progress (each status change) shows as the action runs. Needs Terraform 1.14 or later. How this works " +
+			"with the `paused` argument of `dbcloud_service`, scheduled pauses and action triggers: the " +
+			"[Day-2 operations guide](../guides/day2-operations.md).",
 		Attributes: map[string]schema.Attribute{
 			"service_id": schema.StringAttribute{
 				Required:            true,
