@@ -27,14 +27,17 @@ func (f *withPasswordFunction) Metadata(_ context.Context, _ function.MetadataRe
 func (f *withPasswordFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "A PostgreSQL connection URI with a password in it",
-		MarkdownDescription: "Returns `uri` with `password` in its userinfo, percent-encoded as RFC 3986 requires " +
-			"(`@`, `:`, `/`, `?`, `#`, `%`, `+`, spaces and non-ASCII characters are escaped, so any password is safe). " +
+		MarkdownDescription: "Returns `uri` with `password` in its userinfo, percent-encoded as RFC 3986 requires, " +
+			"as Go's `url.UserPassword` does: `@`, `:`, `/`, `?`, `#`, `%`, spaces and non-ASCII characters are escaped; `+` " +
+			"and the other sub-delimiters that RFC 3986 allows in userinfo stay as they are (libpq reads them as themselves). " +
 			"A password already in `uri` is replaced; everything else of `uri` is kept as it is. A null `password` " +
-			"returns `uri` unchanged, so a configuration works whether or not it knows the password.\n\n" +
+			"returns `uri` unchanged, so a configuration works whether or not it knows the password. (OpenTofu, 1.12.6 " +
+			"tested, sends a null argument without a value and the call fails with \"Unable to Convert Function " +
+			"Argument\": there, write `var.password == null ? uri : provider::dbcloud::with_password(uri, var.password)`.)\n\n" +
 			"`uri` must be a `postgresql://` or `postgres://` URI with a user name, such as " +
 			"`postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require` built from a service's `hostname` and `port`; " +
-			"anything else is an error. The result holds a secret: pass the password from a sensitive " +
-			"value (Terraform then marks the result sensitive too), or from an ephemeral or write-only source.",
+			"anything else is an error. The result holds a secret: pass the password from a sensitive value (the result is " +
+			"then sensitive too) or an ephemeral one (the result is then ephemeral).",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name:                "uri",
