@@ -15,6 +15,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -196,6 +197,13 @@ func (a *serviceStateAction) fail(ctx context.Context, diags *diag.Diagnostics, 
 			"a pause of a PAUSING service, or a resume of a RESUMING one, only waits.", step, err))
 		return
 	}
+	var timeout *WaitTimeoutError
+	if errors.As(err, &timeout) {
+		diags.AddError(a.summary()+": timed out", fmt.Sprintf("While %s: %s\n\nThe API may still complete what it accepted. "+
+			"Raise timeouts.invoke if this routinely takes longer, or invoke the action again: it continues from the "+
+			"service's status.", step, err))
+		return
+	}
 	a.pd.addError(ctx, diags, a.summary(), fmt.Errorf("while %s: %w", step, err))
 }
 
@@ -235,7 +243,7 @@ func serviceActionSteps(op serviceOp, id, status string, wait bool) ([]serviceAc
 		case string(api.PAUSED):
 			return nil, fmt.Sprintf("Service %s is already PAUSED: nothing was sent.", id), nil
 		case string(api.PAUSING):
-			return onlyIf(wait, waitPaused), fmt.Sprintf("Service %s is already PAUSING (stopped elsewhere): no stop was sent.", id), nil
+			return onlyIf(wait, waitPaused), fmt.Sprintf("Service %s is already PAUSING (a stop is under way): no stop was sent.", id), nil
 		}
 		return append([]serviceActionStep{stop}, onlyIf(wait, waitPaused)...), "", nil
 	case opResume:
@@ -243,7 +251,7 @@ func serviceActionSteps(op serviceOp, id, status string, wait bool) ([]serviceAc
 		case string(api.PAUSED), string(api.PAUSING):
 			return append([]serviceActionStep{start}, onlyIf(wait, waitReady)...), "", nil
 		case string(api.RESUMING):
-			return onlyIf(wait, waitReady), fmt.Sprintf("Service %s is already RESUMING (started elsewhere): no start was sent.", id), nil
+			return onlyIf(wait, waitReady), fmt.Sprintf("Service %s is already RESUMING (a start is under way): no start was sent.", id), nil
 		}
 		return nil, fmt.Sprintf("Service %s is %s, not paused: nothing was sent.", id, status), nil
 	}

@@ -118,6 +118,15 @@ action "dbcloud_service_resume" "resume" {
     service_id = dbcloud_service.s.id
   }
 }
+
+action "dbcloud_service_pause" "pause_2s" {
+  config {
+    service_id = dbcloud_service.s.id
+    timeouts {
+      invoke = "2s"
+    }
+  }
+}
 `
 
 // newActionTest applies the configuration (provider block + body) on a fresh emulator reached
@@ -268,7 +277,7 @@ func TestAccServiceActions_invoke(t *testing.T) {
 }
 
 // wait = false returns once the API accepted the stop: the emulator keeps the service PAUSING for ten
-// minutes, so an action that waited for PAUSED would not return.
+// minutes, so an action that waited for PAUSED would not return. Then timeouts.invoke ends a wait.
 func TestAccServiceActions_noWait(t *testing.T) {
 	t.Parallel()
 	at := newActionTest(t, actionsConfig, func(o *emulator.Options) { o.Timing.ServicePausing = 10 * time.Minute })
@@ -280,7 +289,15 @@ func TestAccServiceActions_noWait(t *testing.T) {
 	if st := at.status(t); st != api.PAUSING {
 		t.Errorf("after pause with wait = false: status %s, want PAUSING", st)
 	}
-	// A pause of the PAUSING service sends nothing more; then let it finish.
+	// A pause of the PAUSING service sends nothing more and waits, here until its 2s timeout.
+	out, code, ops = at.invoke(t, "dbcloud_service_pause.pause_2s")
+	if code == 0 || !words("Warning: Could not pause the service: nothing to do", "is already PAUSING").MatchString(out) ||
+		!words("Error: Could not pause the service: timed out", "timed out after", "waiting for service "+at.id+" to become PAUSED: last status PAUSING",
+			"Raise timeouts.invoke").MatchString(out) {
+		t.Errorf("pause of a PAUSING service with a 2s timeout: exit code %d, want a warning and a timeout error:\n%s", code, out)
+	}
+	wantCalls(t, "pause of a PAUSING service", ops)
+	// Let it finish.
 	at.srv.SetServiceStatus(testProjectID, at.id, api.PAUSED)
 	at.emptyPlan(t, "pause with wait = false")
 }
