@@ -76,6 +76,28 @@ func TestUnitServiceActionSteps(t *testing.T) {
 	}
 }
 
+// TestUnitWaiterReportsStatusChanges: a waiter under withStatusReporter tells each status change once
+// (the actions' progress messages).
+func TestUnitWaiterReportsStatusChanges(t *testing.T) {
+	poll, _ := statusPoller([]string{"PAUSING", "PAUSING", "PAUSING", "PAUSED"}, "PAUSED")
+	w := Waiter[string]{What: "service x to become PAUSED", Timeout: time.Minute, Backoff: Backoff{First: time.Second, Factor: 1, Max: time.Second},
+		Clock: &virtualClock{now: time.Unix(0, 0)}, Rand: func() float64 { return 0.5 }, Poll: poll}
+	var got []string
+	ctx := withStatusReporter(context.Background(), func(what, status string) { got = append(got, what+": "+status) })
+	if _, err := w.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"service x to become PAUSED: PAUSING", "service x to become PAUSED: PAUSED"}; !slices.Equal(got, want) {
+		t.Errorf("reported %q, want %q", got, want)
+	}
+	// Without a reporter nothing is called (and nothing fails).
+	poll, _ = statusPoller([]string{"PAUSED"}, "PAUSED")
+	w.Poll = poll
+	if _, err := w.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // actionTest is one test's terraform working directory with a service made by the configuration.
 type actionTest struct {
 	tf  roundTripTF
