@@ -4,7 +4,7 @@
 #   .tools/tofu-<version>/tofu
 # and reuses it when it is already there. Prints the binary's path last.
 #
-# Usage: scripts/build-tofu.sh [VERSION]   (default: $TOFU_VERSION or 1.10.6)
+# Usage: scripts/build-tofu.sh [VERSION]   (default: $TOFU_VERSION or 1.12.6)
 #
 # OpenTofu's go.mod has no local `replace` (only one to another remote module),
 # so a writable copy of the downloaded module directory builds as is, with the
@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/cli-lib.sh
 source scripts/cli-lib.sh # log, die, cli_reuse, cli_module_dir, cli_copy, cli_build
 
-version="${1:-${TOFU_VERSION:-1.10.6}}"
+version="${1:-${TOFU_VERSION:-1.12.6}}"
 version="${version#v}"
 module=github.com/opentofu/opentofu
 tools="${TOOLS_DIR:-$PWD/.tools}"

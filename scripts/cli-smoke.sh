@@ -6,7 +6,7 @@
 # VPC again into a fresh state by its string id, and destroys everything.
 #
 # Usage: scripts/cli-smoke.sh [CLI]   (default: the terraform found by scripts/lib.sh)
-#   e.g. scripts/cli-smoke.sh .tools/tofu-1.10.6/tofu   (or `make smoke CLI=...`)
+#   e.g. scripts/cli-smoke.sh .tools/tofu-1.12.6/tofu   (or `make smoke CLI=...`)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"

@@ -8,7 +8,9 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -29,7 +31,11 @@ const (
 	EnvAnalytics = "DBCLOUD_ANALYTICS"
 )
 
-var _ provider.Provider = (*dbcloudProvider)(nil)
+var (
+	_ provider.Provider              = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithFunctions = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithActions   = (*dbcloudProvider)(nil)
+)
 
 // options are knobs for tests: the production provider uses the defaults.
 type options struct {
@@ -194,6 +200,7 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data
+	resp.ActionData = data
 }
 
 func (p *dbcloudProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -215,5 +222,20 @@ func (p *dbcloudProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewVPCsDataSource,
 		NewVPCPeeringDataSource,
 		NewVPCPeeringsDataSource,
+		NewProjectsDataSource,
+	}
+}
+
+func (p *dbcloudProvider) Functions(_ context.Context) []func() function.Function {
+	return []func() function.Function{
+		NewWithPasswordFunction,
+	}
+}
+
+func (p *dbcloudProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewServiceRestartAction,
+		NewServicePauseAction,
+		NewServiceResumeAction,
 	}
 }

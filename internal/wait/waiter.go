@@ -232,6 +232,7 @@ func (r *waitRun) observe(ctx context.Context, status string) {
 		"elapsed": now.Sub(r.begin).Round(time.Second).String(),
 	})
 	r.lastStatus, r.statusSince = status, now
+	reportStatus(ctx, r.what, status)
 }
 
 // progress logs the elapsed time and the last status every r.every.
@@ -263,4 +264,20 @@ func orNone(status string) string {
 		return "(none yet)"
 	}
 	return status
+}
+
+// statusReporterKey carries, in a context, a function told each status a waiter sees change (an
+// action's progress messages); see WithStatusReporter.
+type statusReporterKey struct{}
+
+// WithStatusReporter makes every waiter under ctx call report(what, status) when the status it sees
+// changes (and on its first poll). Only what is waited for and the status are passed: never values.
+func WithStatusReporter(ctx context.Context, report func(what, status string)) context.Context {
+	return context.WithValue(ctx, statusReporterKey{}, report)
+}
+
+func reportStatus(ctx context.Context, what, status string) {
+	if report, ok := ctx.Value(statusReporterKey{}).(func(what, status string)); ok && status != "" {
+		report(what, status)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +252,27 @@ func TestWaiterLogsProgress(t *testing.T) {
 	}
 	if !strings.Contains(raw, `"last_status":"QUEUED"`) || !strings.Contains(raw, `"elapsed":"1m0s"`) {
 		t.Errorf("progress entries must name the elapsed time and the last status:\n%s", raw)
+	}
+}
+
+// TestWaiterReportsStatusChanges: a waiter under WithStatusReporter tells each status change once
+// (the actions' progress messages).
+func TestWaiterReportsStatusChanges(t *testing.T) {
+	poll, _ := statusPoller([]string{"PAUSING", "PAUSING", "PAUSING", "PAUSED"}, "PAUSED")
+	w := Waiter[string]{What: "service x to become PAUSED", Timeout: time.Minute, Backoff: Backoff{First: time.Second, Factor: 1, Max: time.Second},
+		Clock: &virtualClock{now: time.Unix(0, 0)}, Rand: func() float64 { return 0.5 }, Poll: poll}
+	var got []string
+	ctx := WithStatusReporter(context.Background(), func(what, status string) { got = append(got, what+": "+status) })
+	if _, err := w.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"service x to become PAUSED: PAUSING", "service x to become PAUSED: PAUSED"}; !slices.Equal(got, want) {
+		t.Errorf("reported %q, want %q", got, want)
+	}
+	// Without a reporter nothing is called (and nothing fails).
+	poll, _ = statusPoller([]string{"PAUSED"}, "PAUSED")
+	w.Poll = poll
+	if _, err := w.Wait(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 }
