@@ -24,21 +24,21 @@ var (
 
 // apiEnv is an emulator with this package's backend behind it, driven over HTTP.
 type apiEnv struct {
-	t   *testing.T
+	t   testing.TB
 	url string
 	b   *Backend
 }
 
 const project = "proj000001"
 
-func newAPIEnv(t *testing.T) *apiEnv {
+func newAPIEnv(t testing.TB) *apiEnv {
 	t.Helper()
 	return newAPIEnvWith(t, manager(t))
 }
 
 // newAPIEnvWith serves an emulator (fast timing) with m's backend behind it. When the test ends,
 // the emulator closes and the backend's queued operations finish; m is not closed.
-func newAPIEnvWith(t *testing.T, m *Manager) *apiEnv {
+func newAPIEnvWith(t testing.TB, m *Manager) *apiEnv {
 	t.Helper()
 	b := NewBackend(m)
 	srv := emulator.NewServer(emulator.Options{Timing: emulator.FastTiming(), Database: b, Logf: t.Logf})
@@ -138,13 +138,13 @@ func (e *apiEnv) delete(id string) {
 }
 
 // login logs in to a service's endpoint as the real service's clients do (tsdbadmin, tsdb, TLS).
-func login(t *testing.T, ep *api.Endpoint, password string) *pgx.Conn {
+func login(t testing.TB, ep *api.Endpoint, password string) *pgx.Conn {
 	t.Helper()
 	return mustConnect(t, deref(ep.Host), deref(ep.Port), password)
 }
 
 // loginErr tries a login and closes the connection.
-func loginErr(t *testing.T, ep *api.Endpoint, password string) error {
+func loginErr(t testing.TB, ep *api.Endpoint, password string) error {
 	t.Helper()
 	conn, err := connect(t.Context(), deref(ep.Host), deref(ep.Port), password)
 	if err == nil {

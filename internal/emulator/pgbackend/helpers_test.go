@@ -24,6 +24,10 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		killedHelper()
+		return
+	}
 	code := m.Run()
 	if shared.m != nil {
 		_ = shared.m.Close()
@@ -60,7 +64,7 @@ func connect(ctx context.Context, host string, port int, password string) (*pgx.
 	return pgx.ConnectConfig(ctx, ConnConfig(host, port, AdminUser, password, Database))
 }
 
-func mustConnect(t *testing.T, host string, port int, password string) *pgx.Conn {
+func mustConnect(t testing.TB, host string, port int, password string) *pgx.Conn {
 	t.Helper()
 	conn, err := connect(t.Context(), host, port, password)
 	if err != nil {
@@ -73,14 +77,14 @@ func mustConnect(t *testing.T, host string, port int, password string) *pgx.Conn
 	return conn
 }
 
-func mustExec(t *testing.T, conn *pgx.Conn, sql string, args ...any) {
+func mustExec(t testing.TB, conn *pgx.Conn, sql string, args ...any) {
 	t.Helper()
 	if _, err := conn.Exec(t.Context(), sql, args...); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
 
-func queryString(t *testing.T, conn *pgx.Conn, sql string, args ...any) string {
+func queryString(t testing.TB, conn *pgx.Conn, sql string, args ...any) string {
 	t.Helper()
 	var v string
 	if err := conn.QueryRow(t.Context(), sql, args...).Scan(&v); err != nil {
@@ -89,7 +93,7 @@ func queryString(t *testing.T, conn *pgx.Conn, sql string, args ...any) string {
 	return v
 }
 
-func queryBool(t *testing.T, conn *pgx.Conn, sql string, args ...any) bool {
+func queryBool(t testing.TB, conn *pgx.Conn, sql string, args ...any) bool {
 	t.Helper()
 	var v bool
 	if err := conn.QueryRow(t.Context(), sql, args...).Scan(&v); err != nil {

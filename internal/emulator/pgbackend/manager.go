@@ -105,6 +105,8 @@ type Manager struct {
 	logf      func(format string, args ...any)
 	startup   time.Duration
 
+	cleaner *os.File // write end of the cleaner's stdin (see startCleaner)
+
 	mu        sync.Mutex
 	instances map[string]*Instance
 	closed    bool
@@ -229,6 +231,9 @@ func Start(ctx context.Context, opts Options) (m *Manager, err error) {
 	defer func() {
 		if err != nil {
 			_ = os.RemoveAll(dir)
+			if m.cleaner != nil {
+				_ = m.cleaner.Close()
+			}
 		}
 	}()
 	switch opts.PgBouncer {
@@ -249,6 +254,9 @@ func Start(ctx context.Context, opts Options) (m *Manager, err error) {
 		if err := m.mkdir(d); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.startCleaner(); err != nil {
+		return nil, err
 	}
 	if err := m.writeCert(); err != nil {
 		return nil, err
@@ -299,6 +307,39 @@ func (m *Manager) checkSearchable(dir string) error {
 			return nil
 		}
 	}
+}
+
+// cleanerScript waits for EOF on its stdin (the Manager's process is gone, however it ended), then
+// for the servers to exit (their parent-death signal stops them), and removes the temporary
+// directory $1 (the kept data directories live elsewhere).
+const cleanerScript = `read -r _ || true
+for _ in $(seq 300); do
+	set -- "$1" "$1"/s/*/.s.PGSQL.*
+	[ -e "$2" ] || break
+	set -- "$1"
+	sleep 0.1
+done
+rm -rf "$1"`
+
+// startCleaner starts a small shell process that removes the temporary directory once this
+// process is gone, even if it was killed with SIGKILL (Close removes it too).
+func (m *Manager) startCleaner() error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("pgbackend: %w", err)
+	}
+	defer func() { _ = r.Close() }()
+	cmd := exec.Command("/bin/sh", "-c", cleanerScript, "dbcloud-pg-cleaner", m.dir)
+	cmd.Stdin = r
+	cmd.Env = childEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // outlives this process on purpose
+	if err := cmd.Start(); err != nil {
+		_ = w.Close()
+		return fmt.Errorf("pgbackend: starting the cleaner: %w", err)
+	}
+	go func() { _ = cmd.Wait() }()
+	m.cleaner = w
+	return nil
 }
 
 // mkdir creates a private directory owned by the server's user.
@@ -371,8 +412,9 @@ local   replication  all                       trust
 hostssl all          all          127.0.0.1/32 scram-sha-256
 `
 
-// baseConf are the settings of every instance: small memory, no durability work (the data of an
-// emulated service is not precious), replication allowed for forks and replicas.
+// baseConf are the settings of every instance: small memory and few processes (no autovacuum, no
+// logical replication workers), no durability work (the data of an emulated service is not
+// precious), physical replication allowed for forks and replicas.
 const baseConf = `
 # dbcloud emulator
 listen_addresses = '127.0.0.1'
@@ -395,7 +437,10 @@ min_wal_size = 4MB
 max_wal_size = 64MB
 checkpoint_timeout = 1h
 hot_standby = on
-autovacuum_naptime = 5min
+# Fewer idle processes: no autovacuum launcher, no logical replication launcher.
+autovacuum = off
+max_logical_replication_workers = 0
+max_sync_workers_per_subscription = 0
 password_encryption = scram-sha-256
 ssl = on
 log_min_messages = warning
@@ -531,7 +576,11 @@ func (m *Manager) Close() error {
 	}
 	wg.Wait()
 	m.logf("pgbackend: %d PostgreSQL instances stopped", len(all))
-	return os.RemoveAll(m.dir)
+	err := os.RemoveAll(m.dir)
+	if m.cleaner != nil {
+		_ = m.cleaner.Close()
+	}
+	return err
 }
 
 func freePort() (int, error) {

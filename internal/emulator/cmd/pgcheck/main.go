@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -113,7 +114,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 	table := pgx.Identifier{o.table}.Sanitize()
-	where := fmt.Sprintf("%s:%d, database %s, user %s", o.host, o.port, o.dbname, o.user)
+	tlsState := "without TLS"
+	if _, ok := conn.PgConn().Conn().(*tls.Conn); ok {
+		tlsState = "over TLS"
+	}
+	where := fmt.Sprintf("%s:%d, database %s, user %s, %s", o.host, o.port, o.dbname, o.user, tlsState)
 	if o.cmd == "write" {
 		if _, err := conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+table+" (value text NOT NULL, written timestamptz NOT NULL DEFAULT now())"); err != nil {
 			return fmt.Errorf("creating table %s on %s: %w", o.table, where, err)
