@@ -139,7 +139,7 @@ emu_pid=$!
 
 base_url=""
 t_emu=$SECONDS
-for _ in $(seq 900); do # up to 90s (initdb of the PostgreSQL cluster on a loaded machine)
+for _ in $(seq 900); do # up to 90s (initdb of the PostgreSQL template on a loaded machine)
 	if [[ -s "$emu_out" ]]; then
 		base_url="$(head -n1 "$emu_out")"
 		[[ "$base_url" == http://*/v1 ]] && break

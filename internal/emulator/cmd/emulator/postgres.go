@@ -11,7 +11,7 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
-// Flags -postgres and -postgres-bindir: a real PostgreSQL cluster behind the services.
+// Flags -postgres and -postgres-bindir: a real PostgreSQL instance behind each service.
 const (
 	postgresAuto = "auto" // on when the server binaries are found
 	postgresOn   = "on"
