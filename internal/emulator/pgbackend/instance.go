@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,8 +29,8 @@ type Instance struct {
 
 	reserved bool // by Reserve, not yet claimed by Create, Fork or Replica (guarded by m.mu)
 
-	mu     sync.Mutex // one operation at a time
-	port   int
+	mu     sync.Mutex   // one operation at a time
+	port   atomic.Int32 // read without mu (Port, portTaken)
 	cmd    *exec.Cmd
 	exited chan struct{}
 	pooler *pooler
@@ -42,9 +44,7 @@ func (in *Instance) Host() string { return "127.0.0.1" }
 
 // Port is the instance's TCP port (kept across stop and start when it is still free).
 func (in *Instance) Port() int {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.port
+	return int(in.port.Load())
 }
 
 // Running reports whether the server process runs.
@@ -75,18 +75,18 @@ func (in *Instance) start(ctx context.Context, tcp bool) error {
 		if err == nil || !tcp || attempt == 3 || ctx.Err() != nil || !strings.Contains(err.Error(), "in use") {
 			return err
 		}
-		in.m.logf("pgbackend: port %d of %s was taken meanwhile: trying another one", in.port, in.name)
-		in.port = 0
+		in.m.logf("pgbackend: port %d of %s was taken meanwhile: trying another one", in.port.Load(), in.name)
+		in.port.Store(0)
 	}
 }
 
 func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
-	if in.port == 0 {
+	if in.port.Load() == 0 {
 		p, err := freePort()
 		if err != nil {
 			return fmt.Errorf("pgbackend: choosing a port: %w", err)
 		}
-		in.port = p
+		in.port.Store(int32(p))
 	}
 	logPath := filepath.Join(in.dir, "server.log")
 	if in.dir == "" {
@@ -104,7 +104,7 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 	args := []string{
 		"-D", in.data,
 		"-c", "listen_addresses=" + listen,
-		"-c", "port=" + strconv.Itoa(in.port),
+		"-c", "port=" + strconv.Itoa(in.Port()),
 		"-c", "unix_socket_directories=" + in.sock,
 		"-c", "ssl_cert_file=" + in.m.certFile,
 		"-c", "ssl_key_file=" + in.m.keyFile,
@@ -167,7 +167,7 @@ func (in *Instance) connectLocal(ctx context.Context, database string) (*pgx.Con
 		return nil, err
 	}
 	cfg.Host = in.sock
-	cfg.Port = uint16(in.port)
+	cfg.Port = uint16(in.Port())
 	cfg.User = superuser
 	cfg.Database = database
 	cfg.Fallbacks = nil
@@ -227,6 +227,22 @@ func (m *Manager) register(name string, standby bool) (*Instance, error) {
 	return in, nil
 }
 
+// portTaken reports whether another instance has that port (reserved ports are not bound yet).
+func (m *Manager) portTaken(port int) bool {
+	m.mu.Lock()
+	var all []*Instance
+	for _, in := range m.instances {
+		all = append(all, in)
+	}
+	m.mu.Unlock()
+	for _, in := range all {
+		if in.Port() == port {
+			return true
+		}
+	}
+	return false
+}
+
 // Reserve chooses the port of the instance name before Create, Fork or Replica starts it, so that
 // its endpoint can be answered at once. (Should the port be taken meanwhile, the instance starts
 // on another one and says so in the log.)
@@ -235,12 +251,19 @@ func (m *Manager) Reserve(name string) (port int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	if in.port, err = freePort(); err != nil {
-		m.unregister(name)
-		return 0, fmt.Errorf("pgbackend: choosing a port: %w", err)
+	for attempt := 0; ; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			m.unregister(name)
+			return 0, fmt.Errorf("pgbackend: choosing a port: %w", err)
+		}
+		if !m.portTaken(port) || attempt == 10 {
+			in.port.Store(int32(port))
+			break
+		}
 	}
 	in.reserved = true
-	return in.port, nil
+	return in.Port(), nil
 }
 
 func (m *Manager) unregister(name string) {
@@ -323,9 +346,14 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 	return in, strings.Join(notes, "; "), nil
 }
 
-// copyDir copies a data directory (cp -a keeps modes and owners).
+// copyDir copies a data directory (cp keeps modes and owners; GNU cp shares the blocks where the
+// file system can).
 func (m *Manager) copyDir(ctx context.Context, src, dst string) error {
-	cmd := exec.CommandContext(ctx, "cp", "-a", "--reflink=auto", src, dst)
+	args := []string{"-Rp", src, dst}
+	if runtime.GOOS == "linux" {
+		args = []string{"-a", "--reflink=auto", src, dst}
+	}
+	cmd := exec.CommandContext(ctx, "cp", args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("pgbackend: copying the template: %w: %s", err, tail(out, 500))

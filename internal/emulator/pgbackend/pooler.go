@@ -105,7 +105,7 @@ func (p *pooler) setPassword(password string) error {
 
 func (p *pooler) config() string {
 	in := p.in
-	server := fmt.Sprintf("host=%s port=%d dbname=%s", in.sock, in.port, Database)
+	server := fmt.Sprintf("host=%s port=%d dbname=%s", in.sock, in.Port(), Database)
 	return fmt.Sprintf(`[databases]
 %s = %s pool_mode=session
 %s_transaction = %s pool_mode=transaction
