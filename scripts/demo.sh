@@ -4,14 +4,15 @@
 #
 #   1. builds the provider, the emulator and pgcheck (a small pgx client)
 #   2. starts the emulator on a free loopback port (state transitions of a few seconds), with
-#      a real PostgreSQL behind the services when its server binaries are found (-postgres auto)
+#      one real PostgreSQL instance behind each service when the server binaries are found
+#      (-postgres auto), and PgBouncer behind the pooler endpoint when pgbouncer is installed
 #   3. writes a private Terraform CLI config with dev_overrides (your ~/.terraformrc is
 #      never read or touched) and copies examples/quickstart to a temporary directory
 #   4. terraform apply: a VPC, a time-series + ai service in it with the connection pooler,
 #      a read replica set and a VPC peering
 #   5. terraform output
-#   6. uses the database: logs in to the service's endpoint with the password from Terraform's
-#      outputs and writes a row (pgcheck)
+#   6. uses the database: logs in to the service's endpoint as tsdbadmin to database tsdb with
+#      sslmode=require and the password from Terraform's outputs, and writes a row (pgcheck)
 #   7. forks the service (-var fork=true) and reads the row back from the fork's endpoint
 #   8. a resize (cpu_millis/memory_gbs 1000/4 -> 2000/8), which plans as an in-place update
 #   9. terraform destroy
@@ -138,7 +139,7 @@ emu_pid=$!
 
 base_url=""
 t_emu=$SECONDS
-for _ in $(seq 900); do # up to 90s (initdb of the PostgreSQL cluster on a loaded machine)
+for _ in $(seq 900); do # up to 90s (initdb of the PostgreSQL template on a loaded machine)
 	if [[ -s "$emu_out" ]]; then
 		base_url="$(head -n1 "$emu_out")"
 		[[ "$base_url" == http://*/v1 ]] && break
@@ -152,7 +153,7 @@ info "emulator: $base_url (pid $emu_pid, up in $((SECONDS - t_emu))s); each stat
 postgres=false
 if pg_line="$(grep -m1 'pgbackend: PostgreSQL (' "$emu_err")"; then
 	postgres=true
-	info "a real PostgreSQL is behind the services: ${pg_line#*pgbackend: }"
+	info "a real PostgreSQL instance is behind each service: ${pg_line#*pgbackend: }"
 else
 	info "no PostgreSQL behind the services (install it: apt-get install postgresql): endpoints are invented"
 fi
@@ -183,15 +184,16 @@ stage "terraform output"
 tf output "${tf_color[@]}"
 
 # ---------------------------------------------------------------------------------------
-# pgcheck logs in as the service (with the emulator's PostgreSQL, user and database are the
-# service id) with the password in PGPASSWORD, never on the command line.
-pgcheck() { # pgcheck write|read SERVICE_ID HOST PORT
-	"$work/pgcheck" "$1" -service "$2" -host "$3" -port "$4" -value "written by make demo" -wait 30s
+# pgcheck logs in as clients of the real service do: user tsdbadmin, database tsdb, TLS
+# (sslmode=require), with the password in PGPASSWORD, never on the command line. Each service is
+# its own PostgreSQL instance behind the emulator.
+pgcheck() { # pgcheck write|read HOST PORT
+	"$work/pgcheck" "$1" -user tsdbadmin -dbname tsdb -sslmode require -host "$2" -port "$3" -value "written by make demo" -wait 30s
 }
 stage "Using the database: log in with the password from terraform output, write a row"
 service_id="$(tf output -raw service_id)"
 if $postgres; then
-	PGPASSWORD="$(tf output -raw initial_password)" pgcheck write "$service_id" "$(tf output -raw host)" "$(tf output -raw port)"
+	PGPASSWORD="$(tf output -raw initial_password)" pgcheck write "$(tf output -raw host)" "$(tf output -raw port)"
 else
 	info "skipped: no database behind the emulator"
 fi
@@ -204,8 +206,8 @@ tf apply -auto-approve -input=false -compact-warnings "${tf_color[@]}" -var fork
 grep -E '^(dbcloud_service.fork|Apply complete)' "$work/fork-apply.log" | sed 's/^/    /'
 info "forked in $((SECONDS - t0))s: service $(tf output -raw fork_id) from $service_id"
 if $postgres; then
-	PGPASSWORD="$(tf output -raw fork_initial_password)" pgcheck read "$(tf output -raw fork_id)" "$(tf output -raw fork_host)" "$(tf output -raw fork_port)"
-	info "the fork has the row written to its source before the fork"
+	PGPASSWORD="$(tf output -raw fork_initial_password)" pgcheck read "$(tf output -raw fork_host)" "$(tf output -raw fork_port)"
+	info "the fork (a physical copy of its source's instance) has the row written to its source before the fork"
 else
 	info "read skipped: no database behind the emulator"
 fi

@@ -4,7 +4,8 @@
 #   1. examples/offline-testing: `terraform test` (tests/*.tftest.hcl), the way the
 #      "Testing your modules offline" guide tells users to test their modules. With
 #      PostgreSQL on the machine the emulator runs with -postgres on (auto) and the
-#      module's migration logs in to the service's real database (pgcheck).
+#      module's migration (psql) logs in to the service's own PostgreSQL instance as
+#      tsdbadmin to tsdb with sslmode=require, and creates a role and a table.
 #   2. examples/quickstart with every optional feature on, then off, then on again
 #      (VPC + peering, pooler, read replica set, fork): each apply must succeed, its
 #      outputs must evaluate (no "Invalid template interpolation value" on a null
@@ -27,10 +28,9 @@ bin_dir="$(cd "$bin_dir" && pwd)"
 work="$LIB_TMP"
 color=(-no-color)
 
-log "building the provider, the emulator and pgcheck"
+log "building the provider and the emulator"
 go build -o "$bin_dir/terraform-provider-dbcloud" .
 go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
-go build -o "$work/pgcheck" ./internal/emulator/cmd/pgcheck
 
 emu_pid=""
 emu_log="$work/emulator.log"
@@ -82,14 +82,16 @@ cp -r "$repo/examples/offline-testing" "$dir"
 rm -rf "$dir/.terraform" "$dir"/terraform.tfstate*
 unset TF_VAR_migration_command
 if $postgres; then
-	# The migration: write a row with the initial password, and read it back.
-	export TF_VAR_migration_command="'$work/pgcheck' write -host \"\$PGHOST\" -port \"\$PGPORT\" -user \"\$PGUSER\" -dbname \"\$PGDATABASE\" -value migrated -wait 30s && '$work/pgcheck' read -host \"\$PGHOST\" -port \"\$PGPORT\" -user \"\$PGUSER\" -dbname \"\$PGDATABASE\" -value migrated && touch '$work/migrated'"
+	# The migration: psql applies schema.sql (a role and a table) as tsdbadmin to tsdb with
+	# sslmode=require (PG* variables set by the module), then checks that both exist.
+	command -v psql >/dev/null 2>&1 || die "psql not found (apt-get install postgresql-client)"
+	export TF_VAR_migration_command="psql -v ON_ERROR_STOP=1 -q -f schema.sql && test \"\$(psql -tAc \"SELECT count(*) FROM pg_roles WHERE rolname = 'app'\")\" = 1 && test \"\$(psql -tAc \"SELECT count(*) FROM items\")\" = 0 && test \"\$(psql -tAc \"SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()\")\" = t && touch '$work/migrated'"
 fi
 log "terraform test in examples/offline-testing"
 (cd "$dir" && "$TERRAFORM" test "${color[@]}") || die "terraform test failed in examples/offline-testing"
 if $postgres; then
 	[[ -e "$work/migrated" ]] || die "terraform test passed but the migration never logged in to the database"
-	echo "  ok    the module's migration logged in to the service's database and wrote a row"
+	echo "  ok    the module's migration (psql) logged in as tsdbadmin over TLS and created a role and a table"
 fi
 unset TF_VAR_migration_command
 

@@ -32,18 +32,14 @@ variable "pooler" {
 
 variable "migration_command" {
   description = <<-EOT
-    Command run once the service is READY, to create the application's schema.
-    It gets the connection in PGHOST, PGPORT, PGUSER, PGDATABASE and PGPASSWORD
-    (for example "psql -v ON_ERROR_STOP=1 -f schema.sql"). Empty: no migration.
+    Command run in this module's directory once the service is READY, to create the
+    application's schema. It gets the connection as the real service hands it out in
+    PGHOST, PGPORT, PGUSER (tsdbadmin), PGDATABASE (tsdb), PGSSLMODE (require) and
+    PGPASSWORD, so psql needs no arguments: for example
+    "psql -v ON_ERROR_STOP=1 -f schema.sql". Empty: no migration.
   EOT
   type        = string
   default     = ""
-}
-
-variable "database_user" {
-  description = "Login role and database of the service (the emulator's PostgreSQL mode: the service id)."
-  type        = string
-  default     = null
 }
 
 resource "dbcloud_service" "db" {
@@ -53,19 +49,22 @@ resource "dbcloud_service" "db" {
   connection_pooler_enabled = var.pooler
 }
 
-# Uses the service: runs the migration with the initial password.
+# Uses the service: runs the migration with the initial password, as tsdbadmin to
+# database tsdb over TLS (what the real service and the emulator both accept).
 resource "terraform_data" "migration" {
   count = var.migration_command == "" ? 0 : 1
 
   triggers_replace = [dbcloud_service.db.id]
 
   provisioner "local-exec" {
-    command = var.migration_command
+    command     = var.migration_command
+    working_dir = path.module
     environment = {
       PGHOST     = dbcloud_service.db.hostname
       PGPORT     = tostring(dbcloud_service.db.port)
-      PGUSER     = coalesce(var.database_user, dbcloud_service.db.id)
-      PGDATABASE = coalesce(var.database_user, dbcloud_service.db.id)
+      PGUSER     = "tsdbadmin"
+      PGDATABASE = "tsdb"
+      PGSSLMODE  = "require"
       PGPASSWORD = dbcloud_service.db.initial_password
     }
   }

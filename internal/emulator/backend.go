@@ -8,29 +8,30 @@ import (
 
 // DatabaseBackend puts real databases behind the emulated services (Options.Database; nil keeps
 // the emulator purely in memory, the default). The pgbackend package implements it with one
-// private PostgreSQL cluster.
+// PostgreSQL instance per service.
 //
 // The emulator calls these methods with its state lock held, at these points of a service's life:
 //
 //   - OnCreate and OnFork when the service is created (services.go: newService); the endpoint
 //     they answer replaces the invented one. They may return before the database exists: the
 //     service stays CONFIGURING until Ready reports that a login with its password works
-//     (services.go: scheduleProvisioning).
+//     (services.go: scheduleProvisioning). addons are the create request's addons.
 //   - OnPassword on updatePassword, before the call is answered (services.go: UpdatePassword).
 //   - OnDelete when deletion starts (services.go: DeleteService). It may return before the database
-//     is dropped: the service stays DELETING until Deleted reports the drop over.
-//   - OnPause when a stop (pause) starts and OnResume when a start (resume) starts: the
-//     StopService and StartService handlers call them where they set PAUSING and RESUMING.
+//     is removed: the service stays DELETING until Deleted reports the removal over.
+//   - OnStop when a stop (pause) starts: connections are refused once it returns. OnStart when a
+//     start (resume) starts: it may return before the database runs again; the service stays
+//     RESUMING until Ready holds again.
 //
-// Methods must not call back into the Emulator. Errors of OnPassword, OnPause and OnResume fail
+// Methods must not call back into the Emulator. Errors of OnPassword, OnStop and OnStart fail
 // the request with a 500; errors of OnCreate and OnFork are logged and leave the service
 // CONFIGURING; errors of OnDelete are only logged.
 type DatabaseBackend interface {
-	OnCreate(serviceID, password string, timescaleDB bool) (host string, port int, err error)
+	OnCreate(serviceID, password string, addons []string) (host string, port int, err error)
 	OnFork(sourceID, serviceID, password string) (host string, port int, err error)
 	OnPassword(serviceID, password string) error
-	OnPause(serviceID string) error
-	OnResume(serviceID string) error
+	OnStop(serviceID string) error
+	OnStart(serviceID string) error
 	OnDelete(serviceID string) error
 	Ready(serviceID, password string) bool
 	Deleted(serviceID string) bool
@@ -57,7 +58,7 @@ func (e *Emulator) dbCreate(s *serviceRec, p newServiceParams) {
 	if p.forkedFrom != nil {
 		host, port, err = e.db.OnFork(deref(p.forkedFrom.ServiceID), s.id(), s.password)
 	} else {
-		host, port, err = e.db.OnCreate(s.id(), s.password, p.serviceType == "TIMESERIESDB" || p.serviceType == "TIMESCALEDB")
+		host, port, err = e.db.OnCreate(s.id(), s.password, p.addons)
 	}
 	if err != nil {
 		if e.logf != nil {
@@ -84,23 +85,23 @@ func (e *Emulator) dbPassword(s *serviceRec, password string) *apiError {
 	return nil
 }
 
-// dbPause refuses logins to a pausing service (called by the stop handler).
-func (e *Emulator) dbPause(s *serviceRec) *apiError {
+// dbStop stops a pausing service's database (called by the stop handler).
+func (e *Emulator) dbStop(s *serviceRec) *apiError {
 	if e.db == nil {
 		return nil
 	}
-	if err := e.db.OnPause(s.id()); err != nil {
+	if err := e.db.OnStop(s.id()); err != nil {
 		return backendError("stop", err)
 	}
 	return nil
 }
 
-// dbResume allows logins to a resuming service again (called by the start handler).
-func (e *Emulator) dbResume(s *serviceRec) *apiError {
+// dbStart starts a resuming service's database again (called by the start handler).
+func (e *Emulator) dbStart(s *serviceRec) *apiError {
 	if e.db == nil {
 		return nil
 	}
-	if err := e.db.OnResume(s.id()); err != nil {
+	if err := e.db.OnStart(s.id()); err != nil {
 		return backendError("start", err)
 	}
 	return nil
@@ -122,22 +123,24 @@ func (e *Emulator) dbDelete(s *serviceRec) {
 }
 
 // ReplicaSetBackend is what a DatabaseBackend also implements to give read replica sets a real
-// endpoint. The pgbackend package emulates a replica set with a read-only login role on the
-// primary's database (it sees the primary's data at once, with no replication lag): OnReplicaSet
-// creates that role, or sets its password again, and answers the endpoint. It is called with the
-// state lock held when a replica set is created and after each password change of a service that
-// has replica sets; errors are logged and leave the invented endpoint.
+// endpoint (the pgbackend package: a hot standby streaming from the service's instance, shared by
+// the set's nodes, with the primary's credentials). It is called with the state lock held:
+// OnReplicaSet when a replica set is created (or restored), answering its endpoint at once; the set
+// stays creating until ReplicaSetReady holds. OnReplicaSetDelete when its deletion starts. Errors
+// are logged and leave the invented endpoint.
 type ReplicaSetBackend interface {
-	OnReplicaSet(serviceID, password string) (host string, port int, err error)
+	OnReplicaSet(serviceID, replicaSetID string) (host string, port int, err error)
+	ReplicaSetReady(replicaSetID string) bool
+	OnReplicaSetDelete(serviceID, replicaSetID string) error
 }
 
-// dbReplicaSet points a replica set at the service's database, read-only, when the backend can.
+// dbReplicaSet gives a replica set its standby and endpoint, when the backend can.
 func (e *Emulator) dbReplicaSet(s *serviceRec, rs *replicaSetRec) error {
 	rb, ok := e.db.(ReplicaSetBackend)
 	if !ok {
 		return nil
 	}
-	host, port, err := rb.OnReplicaSet(s.id(), s.password)
+	host, port, err := rb.OnReplicaSet(s.id(), rs.id())
 	if err != nil {
 		return err
 	}
@@ -145,14 +148,43 @@ func (e *Emulator) dbReplicaSet(s *serviceRec, rs *replicaSetRec) error {
 	return nil
 }
 
-// dbReplicaSetsPassword gives the replica sets' read-only role the service's new password.
-func (e *Emulator) dbReplicaSetsPassword(s *serviceRec) {
-	if e.db == nil || len(s.replicaSets) == 0 {
-		return
-	}
+// dbReplicaSetReady reports whether the replica set may turn active: always without a backend.
+func (e *Emulator) dbReplicaSetReady(rs *replicaSetRec) bool {
+	rb, ok := e.db.(ReplicaSetBackend)
+	return !ok || rb.ReplicaSetReady(rs.id())
+}
+
+// dbReplicaSetDelete removes a replica set's standby; a failure is only logged.
+func (e *Emulator) dbReplicaSetDelete(s *serviceRec, rs *replicaSetRec) {
 	if rb, ok := e.db.(ReplicaSetBackend); ok {
-		if _, _, err := rb.OnReplicaSet(s.id(), s.password); err != nil && e.logf != nil {
-			e.logf("emulator: database backend: replica sets of service %s: %v", s.id(), err)
+		if err := rb.OnReplicaSetDelete(s.id(), rs.id()); err != nil && e.logf != nil {
+			e.logf("emulator: database backend: deleting replica set %s: %v", rs.id(), err)
 		}
 	}
+}
+
+// PoolerBackend is what a DatabaseBackend also implements to put a real connection pooler in
+// front of a service (replicaSetID "") or a replica set: the pgbackend package runs PgBouncer.
+// OnPooler is called with the state lock held by enablePooler (enabled, with the service's
+// password) and disablePooler, and when a service with a pooler is restored. An error (PgBouncer
+// not installed) is logged and leaves the invented endpoint.
+type PoolerBackend interface {
+	OnPooler(serviceID, replicaSetID, password string, enabled bool) (host string, port int, err error)
+}
+
+// dbPooler turns the backend's pooler on or off; it answers the endpoint to show (the invented
+// one when the backend has no pooler).
+func (e *Emulator) dbPooler(s *serviceRec, replicaSetID string, enabled bool, invented *api.Endpoint) *api.Endpoint {
+	pb, ok := e.db.(PoolerBackend)
+	if !ok {
+		return invented
+	}
+	host, port, err := pb.OnPooler(s.id(), replicaSetID, s.password, enabled)
+	if err != nil {
+		if e.logf != nil {
+			e.logf("emulator: database backend: pooler of %s %s: %v", s.id(), replicaSetID, err)
+		}
+		return invented
+	}
+	return &api.Endpoint{Host: ptr(host), Port: ptr(port)}
 }

@@ -37,8 +37,8 @@ func (f *fakeDB) setPassword(id, pw string) {
 	f.passwords[id] = pw
 }
 
-func (f *fakeDB) OnCreate(id, pw string, ts bool) (string, int, error) {
-	f.record("create %s ts=%v", id, ts)
+func (f *fakeDB) OnCreate(id, pw string, addons []string) (string, int, error) {
+	f.record("create %s addons=%v", id, addons)
 	f.setPassword(id, pw)
 	return "127.0.0.1", 15432, nil
 }
@@ -60,8 +60,8 @@ func (f *fakeDB) OnPassword(id, pw string) error {
 	return nil
 }
 
-func (f *fakeDB) OnPause(id string) error  { f.record("pause %s", id); return nil }
-func (f *fakeDB) OnResume(id string) error { f.record("resume %s", id); return nil }
+func (f *fakeDB) OnStop(id string) error   { f.record("stop %s", id); return nil }
+func (f *fakeDB) OnStart(id string) error  { f.record("start %s", id); return nil }
 func (f *fakeDB) OnDelete(id string) error { f.record("delete %s", id); return nil }
 func (f *fakeDB) Deleted(string) bool {
 	f.mu.Lock()
@@ -134,13 +134,13 @@ func TestDatabaseBackendHooks(t *testing.T) {
 	clk.Advance(time.Hour)
 	e.mustStatus(forkID, api.READY)
 
-	// Pause and resume (the stop and start handlers call these).
+	// Stop and start (the stop and start handlers call these).
 	e.srv.mu.Lock()
 	rec := e.srv.findService(testProject, id)
-	errPause, errResume := e.srv.dbPause(rec), e.srv.dbResume(rec)
+	errStop, errStart := e.srv.dbStop(rec), e.srv.dbStart(rec)
 	e.srv.mu.Unlock()
-	if errPause != nil || errResume != nil {
-		t.Fatalf("pause/resume: %v %v", errPause, errResume)
+	if errStop != nil || errStart != nil {
+		t.Fatalf("stop/start: %v %v", errStop, errStart)
 	}
 
 	// Delete: answered at once; the service is gone only once the backend's drop is over.
@@ -160,12 +160,12 @@ func TestDatabaseBackendHooks(t *testing.T) {
 		t.Fatalf("after the drop: %v %v, want 404", got.StatusCode(), err)
 	}
 	want := []string{
-		"create " + id + " ts=true",
+		"create " + id + " addons=[time-series]",
 		"password " + id,
 		"password " + id,
 		"fork " + id + " " + forkID,
-		"pause " + id,
-		"resume " + id,
+		"stop " + id,
+		"start " + id,
 		"delete " + forkID,
 	}
 	if got := db.history(); !slices.Equal(got, want) {

@@ -91,8 +91,7 @@ func (e *Emulator) Snapshot() Snapshot {
 
 // Restore replaces the emulator's objects with a snapshot's, finishing the operations that were
 // under way (see the top of this file). With a database backend, every service gets its database
-// again (empty: the backend's data does not outlive the emulator) with its current password, and a
-// paused service's login is refused.
+// again (see restoreDatabase).
 func (e *Emulator) Restore(snap Snapshot) error {
 	if snap.Version != SnapshotVersion {
 		return fmt.Errorf("emulator: state format version %d, want %d", snap.Version, SnapshotVersion)
@@ -160,22 +159,30 @@ func (e *Emulator) Restore(snap Snapshot) error {
 	return nil
 }
 
-// restoreDatabase gives a restored service its database back (with a backend).
+// restoreDatabase gives a restored service its database back (with a backend): the backend
+// starts the data it kept for the service (pgbackend with a data directory beside the state file)
+// or a fresh one, with the current password; a paused service's database is stopped again, and its
+// replica sets and poolers come back.
 func (e *Emulator) restoreDatabase(s *serviceRec) {
 	if e.db == nil {
 		return
 	}
-	st := deref(s.svc.ServiceType)
-	host, port, err := e.db.OnCreate(s.id(), s.password, st == "TIMESCALEDB" || st == "TIMESERIESDB")
+	host, port, err := e.db.OnCreate(s.id(), s.password, serviceAddons(deref(s.svc.ServiceType)))
 	if err == nil {
 		s.svc.Endpoint = &api.Endpoint{Host: ptr(host), Port: ptr(port)}
-		if s.status() == api.PAUSED {
-			err = e.db.OnPause(s.id())
-		}
 		for _, rs := range s.replicaSets {
 			if err == nil {
 				err = e.dbReplicaSet(s, rs)
 			}
+			if err == nil && rs.rs.ConnectionPooler != nil {
+				rs.rs.ConnectionPooler = &api.ConnectionPooler{Endpoint: e.dbPooler(s, rs.id(), true, rs.rs.ConnectionPooler.Endpoint)}
+			}
+		}
+		if err == nil && s.svc.ConnectionPooler != nil {
+			s.svc.ConnectionPooler = &api.ConnectionPooler{Endpoint: e.dbPooler(s, "", true, s.svc.ConnectionPooler.Endpoint)}
+		}
+		if err == nil && s.status() == api.PAUSED {
+			err = e.db.OnStop(s.id())
 		}
 	}
 	if err != nil && e.logf != nil {

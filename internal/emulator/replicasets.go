@@ -87,7 +87,8 @@ func (h handlers) CreateReplicaSet(w http.ResponseWriter, r *http.Request, proje
 			Metadata:  &api.ServiceMetadata{Environment: ptr(string(api.DEV))},
 			Endpoint:  &api.Endpoint{Host: ptr(replicaSetHost(projectID, serviceID, id)), Port: ptr(DatabasePort)},
 		}}
-		rs.steps = []step{{at: now.Add(e.timing.ReplicaCreating), do: func() { rs.setStatus(api.ReplicaSetStatusActive) }}}
+		rs.steps = []step{{at: now.Add(e.timing.ReplicaCreating), do: func() { rs.setStatus(api.ReplicaSetStatusActive) },
+			wait: func() bool { return e.dbReplicaSetReady(rs) }}}
 		if e.db != nil {
 			if err := e.dbReplicaSet(s, rs); err != nil && e.logf != nil {
 				e.logf("emulator: database backend: replica set %s of service %s: %v", id, serviceID, err)
@@ -101,13 +102,14 @@ func (h handlers) CreateReplicaSet(w http.ResponseWriter, r *http.Request, proje
 // DeleteReplicaSet starts deleting a replica set (deleting, then gone).
 func (h handlers) DeleteReplicaSet(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID, replicaSetID api.ReplicaSetID) {
 	h.run(w, func(now time.Time) (int, any, *apiError) {
-		_, rs, err := h.e.replicaSetOf(projectID, serviceID, replicaSetID)
+		s, rs, err := h.e.replicaSetOf(projectID, serviceID, replicaSetID)
 		if err != nil {
 			return 0, nil, err
 		}
 		if rs.status() == api.ReplicaSetStatusDeleting && len(rs.steps) > 0 {
 			return http.StatusAccepted, nil, nil
 		}
+		h.e.dbReplicaSetDelete(s, rs)
 		rs.setStatus(api.ReplicaSetStatusDeleting)
 		rs.steps = []step{{at: now.Add(h.e.timing.ReplicaDeleting), do: func() { rs.gone = true }}}
 		return http.StatusAccepted, nil, nil
@@ -145,10 +147,9 @@ func (h handlers) EnableReplicaSetPooler(w http.ResponseWriter, _ *http.Request,
 		if err != nil {
 			return 0, nil, err
 		}
-		rs.rs.ConnectionPooler = &api.ConnectionPooler{Endpoint: &api.Endpoint{
-			Host: ptr(replicaSetPoolerHost(projectID, serviceID, replicaSetID)),
-			Port: ptr(PoolerPort),
-		}}
+		s := h.e.findService(projectID, serviceID)
+		invented := &api.Endpoint{Host: ptr(replicaSetPoolerHost(projectID, serviceID, replicaSetID)), Port: ptr(PoolerPort)}
+		rs.rs.ConnectionPooler = &api.ConnectionPooler{Endpoint: h.e.dbPooler(s, replicaSetID, true, invented)}
 		return http.StatusOK, message("connection pooler enabled for replica set %s", replicaSetID), nil
 	})
 }
@@ -159,6 +160,9 @@ func (h handlers) DisableReplicaSetPooler(w http.ResponseWriter, _ *http.Request
 		rs, err := h.e.activeReplicaSet(projectID, serviceID, replicaSetID)
 		if err != nil {
 			return 0, nil, err
+		}
+		if rs.rs.ConnectionPooler != nil {
+			h.e.dbPooler(h.e.findService(projectID, serviceID), replicaSetID, false, nil)
 		}
 		rs.rs.ConnectionPooler = nil
 		return http.StatusOK, message("connection pooler disabled for replica set %s", replicaSetID), nil

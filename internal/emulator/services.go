@@ -92,6 +92,7 @@ type newServiceParams struct {
 	environment               api.Environment
 	replicaCount              int
 	forkedFrom                *api.ForkedFrom
+	addons                    []string // the create request's (for the database backend)
 }
 
 func (e *Emulator) newService(projectID string, p newServiceParams, now time.Time) *serviceRec {
@@ -166,6 +167,7 @@ func (h handlers) CreateService(w http.ResponseWriter, r *http.Request, projectI
 			name:         in.Name,
 			region:       region,
 			serviceType:  serviceType(in.Addons),
+			addons:       addonNames(in.Addons),
 			size:         sz,
 			environment:  env,
 			replicaCount: replicas,
@@ -263,7 +265,7 @@ func (h handlers) StopService(w http.ResponseWriter, _ *http.Request, projectID 
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := h.e.dbPause(s); err != nil {
+		if err := h.e.dbStop(s); err != nil {
 			return 0, nil, err
 		}
 		s.setStatus(api.PAUSING)
@@ -287,11 +289,11 @@ func (h handlers) StartService(w http.ResponseWriter, _ *http.Request, projectID
 				"Only a paused service can be started.",
 			)
 		}
-		if err := h.e.dbResume(s); err != nil {
+		if err := h.e.dbStart(s); err != nil {
 			return 0, nil, err
 		}
 		s.setStatus(api.RESUMING)
-		s.steps = []step{{at: now.Add(h.e.timing.ServiceResuming), do: func() { s.setStatus(api.READY) }}}
+		s.steps = []step{{at: now.Add(h.e.timing.ServiceResuming), do: func() { s.setStatus(api.READY) }, wait: func() bool { return h.e.dbReady(s) }}}
 		s.log(now, "LOG", "the service is being resumed")
 		return http.StatusAccepted, s.view(), nil
 	})
@@ -315,7 +317,6 @@ func (h handlers) UpdatePassword(w http.ResponseWriter, r *http.Request, project
 			return 0, nil, err
 		}
 		s.password = in.Password
-		h.e.dbReplicaSetsPassword(s)
 		return http.StatusNoContent, nil, nil
 	})
 }
@@ -389,10 +390,10 @@ func (h handlers) EnablePooler(w http.ResponseWriter, _ *http.Request, projectID
 		if err != nil {
 			return 0, nil, err
 		}
-		s.svc.ConnectionPooler = &api.ConnectionPooler{Endpoint: &api.Endpoint{
-			Host: ptr(servicePoolerHost(projectID, serviceID)),
-			Port: ptr(PoolerPort),
-		}}
+		invented := &api.Endpoint{Host: ptr(servicePoolerHost(projectID, serviceID)), Port: ptr(PoolerPort)}
+		if s.svc.ConnectionPooler == nil || h.e.db != nil {
+			s.svc.ConnectionPooler = &api.ConnectionPooler{Endpoint: h.e.dbPooler(s, "", true, invented)}
+		}
 		return http.StatusOK, message("connection pooler enabled for service %s", serviceID), nil
 	})
 }
@@ -403,6 +404,9 @@ func (h handlers) DisablePooler(w http.ResponseWriter, _ *http.Request, projectI
 		s, err := h.e.readyService(projectID, serviceID)
 		if err != nil {
 			return 0, nil, err
+		}
+		if s.svc.ConnectionPooler != nil {
+			h.e.dbPooler(s, "", false, nil)
 		}
 		s.svc.ConnectionPooler = nil
 		return http.StatusOK, message("connection pooler disabled for service %s", serviceID), nil

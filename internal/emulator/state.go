@@ -408,3 +408,27 @@ const (
 	DatabasePort = 5432
 	PoolerPort   = 6432
 )
+
+// addonNames are the create request's addons as strings (for the database backend).
+func addonNames(addons *[]api.Addon) []string {
+	if addons == nil {
+		return nil
+	}
+	out := make([]string, 0, len(*addons))
+	for _, a := range *addons {
+		out = append(out, string(a))
+	}
+	return out
+}
+
+// serviceAddons are the addons a service type stands for (a restored service's, whose create
+// request is gone).
+func serviceAddons(serviceType string) []string {
+	switch serviceType {
+	case "TIMESCALEDB", "TIMESERIESDB":
+		return []string{string(api.TimeSeries)}
+	case "VECTOR":
+		return []string{string(api.Ai)}
+	}
+	return nil
+}

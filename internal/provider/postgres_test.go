@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
@@ -20,39 +22,39 @@ import (
 // the provider returns is a database that the password Terraform knows logs in to. They need the
 // PostgreSQL server binaries (.ci/run installs them with apt-get).
 
-// newPostgresEmulator starts a private PostgreSQL cluster and an emulator with it behind the
-// services, both stopped when the test ends.
-func newPostgresEmulator(t *testing.T) (*emulator.Server, *pgbackend.Cluster) {
+// newPostgresEmulator starts an emulator with one PostgreSQL instance behind each service, all
+// stopped when the test ends.
+func newPostgresEmulator(t *testing.T) (*emulator.Server, *pgbackend.Manager) {
 	t.Helper()
 	testAccPreCheck(t)
 	binDir, err := pgbackend.FindBinDir("")
 	if err != nil {
 		t.Fatalf("these tests need the PostgreSQL server binaries (apt-get install postgresql): %v", err)
 	}
-	cluster, err := pgbackend.Start(context.WithoutCancel(t.Context()), pgbackend.Options{BinDir: binDir, Logf: t.Logf})
+	pg, err := pgbackend.Start(context.WithoutCancel(t.Context()), pgbackend.Options{BinDir: binDir, Logf: t.Logf})
 	if err != nil {
 		t.Fatalf("starting PostgreSQL: %v", err)
 	}
-	total, initdb := cluster.StartupTime()
-	t.Logf("PostgreSQL started in %v (initdb %v)", total, initdb)
-	b := pgbackend.NewBackend(cluster)
+	t.Logf("PostgreSQL template ready in %v", pg.StartupTime())
+	b := pgbackend.NewBackend(pg)
 	srv := newTestEmulator(t, func(o *emulator.Options) { o.Database = b })
 	// Cleanups run last-in first-out: the emulator (registered by newTestEmulator) is closed
-	// before this one, which waits for the queued database operations and removes the cluster.
+	// before this one, which waits for the queued database operations and stops the instances.
 	t.Cleanup(func() {
 		if err := b.Close(time.Minute); err != nil {
 			t.Error(err)
 		}
-		if err := cluster.Close(); err != nil {
+		if err := pg.Close(); err != nil {
 			t.Error(err)
 		}
 	})
-	return srv, cluster
+	return srv, pg
 }
 
-// pgLogin logs in to host:port as user (database: the same name) with password.
-func pgLogin(ctx context.Context, host string, port int, user, password string) (*pgx.Conn, error) {
-	return pgx.ConnectConfig(ctx, mustConfig(host, port, user, user, password))
+// pgLogin logs in to host:port as the real service's clients do: tsdbadmin to tsdb, over TLS
+// (sslmode=require), with password.
+func pgLogin(ctx context.Context, host string, port int, password string) (*pgx.Conn, error) {
+	return pgx.ConnectConfig(ctx, mustConfig(host, port, password))
 }
 
 // pgEndpoint is a service's (or replica set's) endpoint and identity, as Terraform's state has it.
@@ -74,9 +76,9 @@ func stateEndpoint(s *terraform.State, name, passwordAttr string) (pgEndpoint, e
 	return pgEndpoint{id: a["id"], host: a["hostname"], port: port, password: a[passwordAttr]}, nil
 }
 
-// loginAs logs in to the endpoint as user with password, and closes the connection.
-func loginAs(ctx context.Context, e pgEndpoint, user, password string) error {
-	conn, err := pgLogin(ctx, e.host, e.port, user, password)
+// loginAs logs in to the endpoint with password, and closes the connection.
+func loginAs(ctx context.Context, e pgEndpoint, password string) error {
+	conn, err := pgLogin(ctx, e.host, e.port, password)
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func loginAs(ctx context.Context, e pgEndpoint, user, password string) error {
 const pgRow = "written before the fork"
 
 func TestAccServicePostgres(t *testing.T) {
-	srv, cluster := newPostgresEmulator(t)
+	srv, pg := newPostgresEmulator(t)
 	ctx := t.Context()
 	client := testClient(t, srv)
 	var primary pgEndpoint
@@ -118,7 +120,8 @@ resource "dbcloud_read_replica_set" "ro" {
 	const newPassword = "a-new-password-for-pg-acc"
 
 	tc := testCase(t, srv,
-		// Create: the endpoint is the cluster's, and initial_password logs in; a row is written.
+		// Create: the endpoint is the service's own instance, and initial_password logs in; a row is
+		// written.
 		resource.TestStep{
 			Config: providerBlock(srv) + fmt.Sprintf(service, ""),
 			Check: func(s *terraform.State) error {
@@ -128,10 +131,11 @@ resource "dbcloud_read_replica_set" "ro" {
 					return err
 				}
 				ids[primary.id] = true
-				if primary.host != cluster.Host() || primary.port != cluster.Port() {
-					return fmt.Errorf("endpoint %s:%d, want the cluster's %s:%d", primary.host, primary.port, cluster.Host(), cluster.Port())
+				in := pg.Instance(primary.id)
+				if in == nil || primary.host != in.Host() || primary.port != in.Port() {
+					return fmt.Errorf("endpoint %s:%d is not the service's instance", primary.host, primary.port)
 				}
-				conn, err := pgLogin(ctx, primary.host, primary.port, primary.id, primary.password)
+				conn, err := pgLogin(ctx, primary.host, primary.port, primary.password)
 				if err != nil {
 					return fmt.Errorf("login with initial_password: %w", err)
 				}
@@ -147,16 +151,17 @@ resource "dbcloud_read_replica_set" "ro" {
 		resource.TestStep{
 			Config: providerBlock(srv) + fmt.Sprintf(service, fmt.Sprintf("  password = %q", newPassword)),
 			Check: func(*terraform.State) error {
-				if err := loginAs(ctx, primary, primary.id, primary.password); err == nil {
+				if err := loginAs(ctx, primary, primary.password); err == nil {
 					return fmt.Errorf("the old password still logs in after the change")
 				}
-				if err := loginAs(ctx, primary, primary.id, newPassword); err != nil {
+				if err := loginAs(ctx, primary, newPassword); err != nil {
 					return fmt.Errorf("login with the new password: %w", err)
 				}
 				return nil
 			},
 		},
-		// Fork: the fork's database has the row; the replica set reads it, read-only.
+		// Fork: the fork's instance has the row; the replica set (a hot standby) reads it with the
+		// primary's password, read-only (SQLSTATE 25006).
 		resource.TestStep{
 			Config: providerBlock(srv) + fmt.Sprintf(service, fmt.Sprintf("  password = %q", newPassword)) + fork,
 			Check: func(s *terraform.State) error {
@@ -165,7 +170,7 @@ resource "dbcloud_read_replica_set" "ro" {
 					return err
 				}
 				ids[f.id] = true
-				conn, err := pgLogin(ctx, f.host, f.port, f.id, f.password)
+				conn, err := pgLogin(ctx, f.host, f.port, f.password)
 				if err != nil {
 					return fmt.Errorf("login to the fork: %w", err)
 				}
@@ -179,7 +184,7 @@ resource "dbcloud_read_replica_set" "ro" {
 				if err != nil {
 					return err
 				}
-				rconn, err := pgx.ConnectConfig(ctx, mustConfig(ro.host, ro.port, pgbackend.ReadOnlyUser(primary.id), primary.id, newPassword))
+				rconn, err := pgLogin(ctx, ro.host, ro.port, newPassword)
 				if err != nil {
 					return fmt.Errorf("login to the replica set's endpoint: %w", err)
 				}
@@ -187,8 +192,9 @@ resource "dbcloud_read_replica_set" "ro" {
 				if err := rconn.QueryRow(ctx, "SELECT v FROM notes").Scan(&v); err != nil || v != pgRow {
 					return fmt.Errorf("row through the replica set: %q, %w", v, err)
 				}
-				if _, err := rconn.Exec(ctx, "INSERT INTO notes VALUES ('no')"); err == nil {
-					return fmt.Errorf("the replica set's endpoint accepted a write")
+				_, err = rconn.Exec(ctx, "INSERT INTO notes VALUES ('no')")
+				if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "25006" {
+					return fmt.Errorf("a write on the replica set's endpoint: %v, want SQLSTATE 25006", err)
 				}
 				return nil
 			},
@@ -203,7 +209,7 @@ resource "dbcloud_read_replica_set" "ro" {
 				if err := waitStatus(ctx, client, primary.id, api.PAUSED); err != nil {
 					return err
 				}
-				if err := loginAs(ctx, primary, primary.id, newPassword); err == nil {
+				if err := loginAs(ctx, primary, newPassword); err == nil {
 					return fmt.Errorf("a paused service accepted a login")
 				}
 				if _, err := client.StartService(ctx, primary.id); err != nil {
@@ -212,38 +218,34 @@ resource "dbcloud_read_replica_set" "ro" {
 				if err := waitStatus(ctx, client, primary.id, api.READY); err != nil {
 					return err
 				}
-				if err := loginAs(ctx, primary, primary.id, newPassword); err != nil {
+				if err := loginAs(ctx, primary, newPassword); err != nil {
 					return fmt.Errorf("login after resume: %w", err)
 				}
 				return nil
 			},
 		},
 	)
-	// Delete: the databases are gone.
+	// Delete: the instances are gone.
 	checkDestroyed := tc.CheckDestroy
 	tc.CheckDestroy = func(s *terraform.State) error {
 		if err := checkDestroyed(s); err != nil {
 			return err
 		}
 		for id := range ids {
-			ok, err := cluster.DatabaseExists(ctx, id)
-			if err != nil {
-				return err
+			if pg.Instance(id) != nil {
+				return fmt.Errorf("the instance of deleted service %s still exists", id)
 			}
-			if ok {
-				return fmt.Errorf("the database of deleted service %s still exists", id)
-			}
-			if err := loginAs(ctx, primary, id, newPassword); err == nil {
-				return fmt.Errorf("deleted service %s still accepts a login", id)
-			}
+		}
+		if err := loginAs(ctx, primary, newPassword); err == nil {
+			return fmt.Errorf("deleted service %s still accepts a login", primary.id)
 		}
 		return nil
 	}
 	resource.Test(t, tc)
 }
 
-func mustConfig(host string, port int, user, db, password string) *pgx.ConnConfig {
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=%s dbname=%s sslmode=disable connect_timeout=5", host, port, user, db))
+func mustConfig(host string, port int, password string) *pgx.ConnConfig {
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host=%s port=%d user=tsdbadmin dbname=tsdb sslmode=require connect_timeout=5", host, port))
 	if err != nil {
 		panic(err)
 	}

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os/exec"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
-// Flags -postgres and -postgres-bindir: a real PostgreSQL cluster behind the services.
+// Flags -postgres and -postgres-bindir: a real PostgreSQL instance behind each service.
 const (
 	postgresAuto = "auto" // on when the server binaries are found
 	postgresOn   = "on"
@@ -29,9 +28,10 @@ func checkPostgresFlag(mode string, stderr io.Writer) error {
 	return errUsage
 }
 
-// startDatabase starts the PostgreSQL cluster the configuration asks for. It answers a nil
-// backend (services in memory only) with -postgres off, or with auto when no server binaries are
-// found. stop waits for the queued database operations and removes the cluster.
+// startDatabase prepares the PostgreSQL instances the configuration asks for (one per service). It
+// answers a nil backend (services in memory only) with -postgres off, or with auto when no server
+// binaries are found. With -state FILE the instances' data directories live in FILE.pgdata, kept
+// when the emulator exits. stop waits for the queued database operations and stops every instance.
 func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulator.DatabaseBackend, stop func(), err error) {
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
 	if cfg.postgres == postgresOff {
@@ -45,20 +45,27 @@ func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulat
 		}
 		return nil, nil, err
 	}
-	cluster, err := pgbackend.Start(ctx, pgbackend.Options{BinDir: binDir, Logf: logger.Printf})
+	dataDir := ""
+	if cfg.stateFile != "" {
+		dataDir = cfg.stateFile + ".pgdata"
+	}
+	m, err := pgbackend.Start(ctx, pgbackend.Options{BinDir: binDir, DataDir: dataDir, Logf: logger.Printf})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (-postgres off runs the emulator without it)", err)
 	}
-	if _, err := exec.LookPath("pgbouncer"); err != nil {
+	if !m.PgBouncer() {
 		logger.Printf("emulator: pgbouncer not installed: connection pooler endpoints are invented (nothing listens on them)")
 	}
-	b := pgbackend.NewBackend(cluster)
+	if dataDir != "" {
+		logger.Printf("emulator: the services' data directories are kept in %s", dataDir)
+	}
+	b := pgbackend.NewBackend(m)
 	stop = func() {
 		if err := b.Close(10 * time.Second); err != nil {
 			logger.Printf("emulator: %v", err)
 		}
-		if err := cluster.Close(); err != nil {
-			logger.Printf("emulator: removing the PostgreSQL cluster: %v", err)
+		if err := m.Close(); err != nil {
+			logger.Printf("emulator: stopping the PostgreSQL instances: %v", err)
 		}
 	}
 	return b, stop, nil

@@ -1,18 +1,19 @@
 // Command pgcheck proves that a service's endpoint is a working database: it logs in with a
 // password, writes a row, and reads it back (for example from a fork's endpoint).
 //
-//	PGPASSWORD=... go run ./internal/emulator/cmd/pgcheck write -host H -port P -service ID -value hello
-//	PGPASSWORD=... go run ./internal/emulator/cmd/pgcheck read  -host H -port P -service ID -value hello
+//	PGPASSWORD=... go run ./internal/emulator/cmd/pgcheck write -host H -port P -value hello
+//	PGPASSWORD=... go run ./internal/emulator/cmd/pgcheck read  -host H -port P -value hello
 //
 // write creates the table if needed, inserts the value and reads it back; read checks that the
-// value is in the table. With the emulator's PostgreSQL backend, a service's user and database are
-// both its id (-service sets both). The password comes from an environment variable (PGPASSWORD
-// by default), never from the command line. Connecting is retried for -wait. Exit status 0: done;
+// value is in the table. It logs in as a client of the real service does: user tsdbadmin, database
+// tsdb, TLS without verification (sslmode=require); -user, -dbname and -sslmode change that. The
+// password comes from an environment variable (PGPASSWORD by default), never from the command line. Connecting is retried for -wait. Exit status 0: done;
 // 1: failed; 2: usage.
 package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,6 +49,7 @@ type options struct {
 	host               string
 	port               int
 	user, dbname       string
+	sslmode            string
 	passwordEnv        string
 	table, value       string
 	wait               time.Duration
@@ -58,7 +60,7 @@ type options struct {
 func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	usage := func() {
-		_, _ = fmt.Fprintln(stderr, "usage: pgcheck write|read -host H -port P (-service ID | -user U -dbname D) [-value V] [-table T] [-password-env NAME] [-wait D]")
+		_, _ = fmt.Fprintln(stderr, "usage: pgcheck write|read -host H -port P [-user U] [-dbname D] [-sslmode M] [-value V] [-table T] [-password-env NAME] [-wait D]")
 	}
 	if len(args) == 0 || (args[0] != "write" && args[0] != "read") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
@@ -73,9 +75,9 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.host, "host", "127.0.0.1", "database host")
 	fs.IntVar(&o.port, "port", 5432, "database port")
-	service := fs.String("service", "", "service id: user and database name (the emulator's PostgreSQL backend)")
-	fs.StringVar(&o.user, "user", "", "user (default: -service)")
-	fs.StringVar(&o.dbname, "dbname", "", "database (default: -service)")
+	fs.StringVar(&o.user, "user", "tsdbadmin", "user")
+	fs.StringVar(&o.dbname, "dbname", "tsdb", "database")
+	fs.StringVar(&o.sslmode, "sslmode", "require", "TLS: require (no verification), disable, prefer, verify-ca or verify-full")
 	fs.StringVar(&o.passwordEnv, "password-env", "PGPASSWORD", "environment variable holding the password")
 	fs.StringVar(&o.table, "table", "dbcloud_check", "table to write to and read from")
 	fs.StringVar(&o.value, "value", "written by pgcheck", "value of the row")
@@ -86,19 +88,13 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		}
 		return o, errUsage
 	}
-	if o.user == "" {
-		o.user = *service
-	}
-	if o.dbname == "" {
-		o.dbname = *service
-	}
 	o.password, o.passwordFromEnvSet = os.LookupEnv(o.passwordEnv)
 	switch {
 	case fs.NArg() > 0:
 		_, _ = fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
 		return o, errUsage
 	case o.user == "" || o.dbname == "":
-		_, _ = fmt.Fprintln(stderr, "give -service, or -user and -dbname")
+		_, _ = fmt.Fprintln(stderr, "-user and -dbname must not be empty")
 		return o, errUsage
 	case !o.passwordFromEnvSet:
 		_, _ = fmt.Fprintf(stderr, "$%s is not set: it must hold the password\n", o.passwordEnv)
@@ -118,7 +114,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 	table := pgx.Identifier{o.table}.Sanitize()
-	where := fmt.Sprintf("%s:%d, database %s, user %s", o.host, o.port, o.dbname, o.user)
+	tlsState := "without TLS"
+	if _, ok := conn.PgConn().Conn().(*tls.Conn); ok {
+		tlsState = "over TLS"
+	}
+	where := fmt.Sprintf("%s:%d, database %s, user %s, %s", o.host, o.port, o.dbname, o.user, tlsState)
 	if o.cmd == "write" {
 		if _, err := conn.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+table+" (value text NOT NULL, written timestamptz NOT NULL DEFAULT now())"); err != nil {
 			return fmt.Errorf("creating table %s on %s: %w", o.table, where, err)
@@ -147,10 +147,10 @@ func connect(ctx context.Context, o options) (*pgx.Conn, error) {
 	if o.port <= 0 || o.port > 65535 {
 		return nil, fmt.Errorf("-port %d is not a TCP port", o.port)
 	}
-	// Host and port go into the string so that the TLS-then-plain fallbacks of sslmode=prefer
-	// use them; the secrets are set as fields.
+	// Host, port and sslmode go into the string so that the fallbacks of sslmode=prefer use them;
+	// the secrets are set as fields.
 	quote := strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("host='%s' port=%d sslmode=prefer connect_timeout=5", quote(o.host), o.port))
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("host='%s' port=%d sslmode='%s' connect_timeout=5", quote(o.host), o.port, quote(o.sslmode)))
 	if err != nil {
 		return nil, err
 	}
