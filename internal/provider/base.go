@@ -92,7 +92,19 @@ func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	if isPlaceholder(ctx, req.State) {
-		return // a lost create's placeholder (placeholder.go): its Delete looks for the object
+		// A lost create's placeholder (placeholder.go): look for what the create made.
+		state, found, diags := resolvePlaceholder(ctx, m.impl, req.State, req.Private.GetKey)
+		resp.Diagnostics.Append(diags...)
+		if diags.HasError() {
+			return
+		}
+		if !found {
+			resp.State.RemoveResource(ctx)
+			// The framework wants an identity even for a removed object: the placeholder's (empty id).
+			syncIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics)
+			return
+		}
+		req.State = state
 	}
 	m.impl.Read(ctx, req, resp)
 	if resp.State.Raw.IsNull() {
@@ -116,7 +128,7 @@ func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	if isPlaceholder(ctx, req.State) {
-		state, found, diags := resolvePlaceholder(ctx, m.impl, req)
+		state, found, diags := resolvePlaceholder(ctx, m.impl, req.State, req.Private.GetKey)
 		resp.Diagnostics.Append(diags...)
 		if !found {
 			return

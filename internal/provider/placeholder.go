@@ -3,9 +3,10 @@ package provider
 // A create whose answer was lost, and whose look (wait.FindCreated) could not finish because listing
 // kept failing, leaves a placeholder in state: the planned values with an empty id, and private state
 // saying what existed before the create. Create reports it as an error, so Terraform keeps it tainted;
-// the wrapper (base.go) never reads it from the API and gives it no identity; the next apply replaces
-// it, and its Delete first looks for what the lost create made (findPlaceholder), deletes that if it
-// exists, and the Create after it creates the object once. Nothing is orphaned or created twice.
+// the next refresh (the wrapper's Read, base.go) looks for what the lost create made (findPlaceholder):
+// found, the state gets its id (and identity), and the apply replaces the tainted object; not found, the
+// placeholder leaves state and the apply creates the object. A Delete of a placeholder (a destroy, or
+// -refresh=false) looks the same way and deletes what it finds. Nothing is orphaned or created twice.
 
 import (
 	"context"
@@ -79,19 +80,19 @@ func isPlaceholder(ctx context.Context, state tfsdk.State) bool {
 	return !id.IsUnknown() && !id.IsNull() && id.ValueString() == ""
 }
 
-// resolvePlaceholder finds what a placeholder's create made, for Delete: the state with its id
-// filled in, or found false when nothing was created.
-func resolvePlaceholder(ctx context.Context, impl resourceImpl, req resource.DeleteRequest) (state tfsdk.State, found bool, diags diag.Diagnostics) {
-	state = req.State
+// resolvePlaceholder finds what a placeholder's create made, for Read and Delete: the state with its
+// id filled in, or found false when nothing was created (diags say when the look failed).
+func resolvePlaceholder(ctx context.Context, impl resourceImpl, state tfsdk.State,
+	private func(context.Context, string) ([]byte, diag.Diagnostics)) (_ tfsdk.State, found bool, diags diag.Diagnostics) {
 	finder, ok := impl.(placeholderFinder)
 	if !ok {
 		return state, false, diags
 	}
 	var lc lostCreate
-	if b, d := req.Private.GetKey(ctx, privateLostCreate); !d.HasError() && len(b) > 0 {
+	if b, d := private(ctx, privateLostCreate); !d.HasError() && len(b) > 0 {
 		_ = json.Unmarshal(b, &lc)
 	}
-	id, err := finder.findPlaceholder(ctx, req.State, lc)
+	id, err := finder.findPlaceholder(ctx, state, lc)
 	var notCreated *wait.NotCreatedError
 	switch {
 	case errors.As(err, &notCreated):
