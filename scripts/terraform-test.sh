@@ -82,10 +82,11 @@ cp -r "$repo/examples/offline-testing" "$dir"
 rm -rf "$dir/.terraform" "$dir"/terraform.tfstate*
 unset TF_VAR_migration_command
 if $postgres; then
-	# The migration: psql applies schema.sql (a role and a table) as tsdbadmin to tsdb with
-	# sslmode=require (PG* variables set by the module), then checks that both exist.
+	# The migration: psql applies schema.sql (a role and a table) through DATABASE_URL (the
+	# service's connection_uri with the password added by provider::dbcloud::with_password:
+	# tsdbadmin, tsdb, sslmode=require), then checks with the PG* variables that both exist.
 	command -v psql >/dev/null 2>&1 || die "psql not found (apt-get install postgresql-client)"
-	export TF_VAR_migration_command="psql -v ON_ERROR_STOP=1 -q -f schema.sql && test \"\$(psql -tAc \"SELECT count(*) FROM pg_roles WHERE rolname = 'app'\")\" = 1 && test \"\$(psql -tAc \"SELECT count(*) FROM items\")\" = 0 && test \"\$(psql -tAc \"SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()\")\" = t && touch '$work/migrated'"
+	export TF_VAR_migration_command="psql \"\$DATABASE_URL\" -v ON_ERROR_STOP=1 -q -f schema.sql && test \"\$(psql -tAc \"SELECT count(*) FROM pg_roles WHERE rolname = 'app'\")\" = 1 && test \"\$(psql -tAc \"SELECT count(*) FROM items\")\" = 0 && test \"\$(psql -tAc \"SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()\")\" = t && touch '$work/migrated'"
 fi
 log "terraform test in examples/offline-testing"
 (cd "$dir" && "$TERRAFORM" test "${color[@]}") || die "terraform test failed in examples/offline-testing"

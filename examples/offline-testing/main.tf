@@ -4,7 +4,7 @@
 # emulator (see the "Testing your modules offline" guide).
 
 terraform {
-  required_version = ">= 1.7"
+  required_version = ">= 1.8" # provider-defined functions
 
   required_providers {
     dbcloud = {
@@ -33,8 +33,9 @@ variable "pooler" {
 variable "migration_command" {
   description = <<-EOT
     Command run in this module's directory once the service is READY, to create the
-    application's schema. It gets the connection as the real service hands it out in
-    PGHOST, PGPORT, PGUSER (tsdbadmin), PGDATABASE (tsdb), PGSSLMODE (require) and
+    application's schema. It gets the connection as the real service hands it out:
+    DATABASE_URL (the service's connection_uri with the password, for applications),
+    and PGHOST, PGPORT, PGUSER (tsdbadmin), PGDATABASE (tsdb), PGSSLMODE (require) and
     PGPASSWORD, so psql needs no arguments: for example
     "psql -v ON_ERROR_STOP=1 -f schema.sql". Empty: no migration.
   EOT
@@ -60,12 +61,13 @@ resource "terraform_data" "migration" {
     command     = var.migration_command
     working_dir = path.module
     environment = {
-      PGHOST     = dbcloud_service.db.hostname
-      PGPORT     = tostring(dbcloud_service.db.port)
-      PGUSER     = "tsdbadmin"
-      PGDATABASE = "tsdb"
-      PGSSLMODE  = "require"
-      PGPASSWORD = dbcloud_service.db.initial_password
+      DATABASE_URL = provider::dbcloud::with_password(dbcloud_service.db.connection_uri, dbcloud_service.db.initial_password)
+      PGHOST       = dbcloud_service.db.hostname
+      PGPORT       = tostring(dbcloud_service.db.port)
+      PGUSER       = "tsdbadmin"
+      PGDATABASE   = "tsdb"
+      PGSSLMODE    = "require"
+      PGPASSWORD   = dbcloud_service.db.initial_password
     }
   }
 }
@@ -76,6 +78,11 @@ output "service_id" {
 
 output "endpoint" {
   value = "${dbcloud_service.db.hostname}:${dbcloud_service.db.port}"
+}
+
+output "connection_uri" {
+  description = "postgresql://tsdbadmin@host:port/tsdb?sslmode=require (no password)."
+  value       = dbcloud_service.db.connection_uri
 }
 
 output "pooler_endpoint" {

@@ -30,6 +30,11 @@ output "port" {
   value       = dbcloud_service.main.port
 }
 
+output "connection_uri" {
+  description = "Connection string of the primary, without a password (add it with provider::dbcloud::with_password)."
+  value       = dbcloud_service.main.connection_uri
+}
+
 output "endpoint" {
   description = "Public endpoint of the primary."
   value = (dbcloud_service.main.hostname == null ? null :

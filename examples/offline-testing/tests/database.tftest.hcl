@@ -6,7 +6,7 @@
 # both exist: a failing command fails the apply and so the run. Without it (no
 # PostgreSQL on the machine) the run still checks the module's plumbing.
 #
-#   TF_VAR_migration_command='psql -v ON_ERROR_STOP=1 -q -f schema.sql &&
+#   TF_VAR_migration_command='psql "$DATABASE_URL" -v ON_ERROR_STOP=1 -q -f schema.sql &&
 #     test "$(psql -tAc "SELECT count(*) FROM pg_roles WHERE rolname = '\''app'\''")" = 1'
 
 provider "dbcloud" {}
