@@ -101,7 +101,7 @@ func (p *tfProcess) interrupt(t *testing.T) {
 	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Logf("SIGINT: %v", err)
 	}
-	p.wait(t)
+	_ = p.wait(t) // the exit status is the caller's to read (p.err)
 }
 
 // wait waits for terraform to exit (two minutes at most, then it is killed and the test fails).

@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-var ()
-
 // NewReadReplicaSetsDataSource is the dbcloud_read_replica_sets data source.
 func NewReadReplicaSetsDataSource() datasource.DataSource {
 	return manageDataSource(&readReplicaSetsDataSource{dataSourceBase{typeName: "dbcloud_read_replica_sets"}})

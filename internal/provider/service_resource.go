@@ -609,19 +609,3 @@ func serviceDeleteBlocked(ctx context.Context, pd *providerData, id string, conf
 		"Delete them first: add them to the configuration with `terraform import dbcloud_read_replica_set.<name> %s/<replica_set_id>` "+
 		"and remove them, or delete them in the console; then destroy again", conflict, id, strings.Join(holding, ", "), id)
 }
-
-// waitServiceGone polls until GET answers 404 or the status is DELETED.
-func waitServiceGone(ctx context.Context, pd *providerData, id string) error {
-	_, err := wait.For(ctx, pd.backoff, fmt.Sprintf("service %s to be deleted", id), func(ctx context.Context) (wait.PollResult[struct{}], error) {
-		svc, err := pd.client.GetService(ctx, id)
-		if err != nil {
-			if api.IsNotFound(err) {
-				return wait.PollResult[struct{}]{Status: "NOT_FOUND", Done: true}, nil
-			}
-			return wait.PollResult[struct{}]{}, err
-		}
-		st := serviceStatus(svc)
-		return wait.PollResult[struct{}]{Status: st, Done: st == string(api.DELETED)}, nil
-	})
-	return err
-}
