@@ -194,7 +194,7 @@ resource "dbcloud_read_replica_set" "ro" {
 				}
 				_, err = rconn.Exec(ctx, "INSERT INTO notes VALUES ('no')")
 				if pgErr := (*pgconn.PgError)(nil); !errors.As(err, &pgErr) || pgErr.Code != "25006" {
-					return fmt.Errorf("a write on the replica set's endpoint: %v, want SQLSTATE 25006", err)
+					return fmt.Errorf("a write on the replica set's endpoint: %w, want SQLSTATE 25006", err)
 				}
 				return nil
 			},
