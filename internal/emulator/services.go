@@ -391,9 +391,7 @@ func (h handlers) EnablePooler(w http.ResponseWriter, _ *http.Request, projectID
 			return 0, nil, err
 		}
 		invented := &api.Endpoint{Host: ptr(servicePoolerHost(projectID, serviceID)), Port: ptr(PoolerPort)}
-		if s.svc.ConnectionPooler == nil || h.e.db != nil {
-			s.svc.ConnectionPooler = &api.ConnectionPooler{Endpoint: h.e.dbPooler(s, "", true, invented)}
-		}
+		s.svc.ConnectionPooler = &api.ConnectionPooler{Endpoint: h.e.dbPooler(s, "", true, invented)}
 		return http.StatusOK, message("connection pooler enabled for service %s", serviceID), nil
 	})
 }

@@ -167,6 +167,9 @@ func TestServicesAreSeparateInstances(t *testing.T) {
 	if user := queryString(t, ca, "SELECT current_user || '@' || current_database()"); user != "tsdbadmin@tsdb" {
 		t.Errorf("logged in as %s", user)
 	}
+	if v := queryString(t, ca, "SHOW listen_addresses"); v != "127.0.0.1" {
+		t.Errorf("listen_addresses = %q, want loopback only", v)
+	}
 	if !queryBool(t, ca, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()") {
 		t.Error("pg_stat_ssl: the session is not TLS")
 	}

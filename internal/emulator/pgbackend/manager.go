@@ -228,11 +228,12 @@ func Start(ctx context.Context, opts Options) (m *Manager, err error) {
 	if m.logf == nil {
 		m.logf = func(string, ...any) {}
 	}
+	created := m // m is nil once an error is returned
 	defer func() {
 		if err != nil {
 			_ = os.RemoveAll(dir)
-			if m.cleaner != nil {
-				_ = m.cleaner.Close()
+			if created.cleaner != nil {
+				_ = created.cleaner.Close()
 			}
 		}
 	}()

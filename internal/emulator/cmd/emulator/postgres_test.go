@@ -2,8 +2,16 @@ package main
 
 import (
 	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
 func TestParsePostgresFlags(t *testing.T) {
@@ -40,5 +48,107 @@ func TestRunBadPostgresBinDir(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout = %q", stdout.String())
+	}
+}
+
+// TestStateFileKeepsData: with -state FILE and -postgres on, the services' data directories live in
+// FILE.pgdata; an emulator started again from the file serves the same data with the same
+// password, and deleting the service removes its data.
+func TestStateFileKeepsData(t *testing.T) {
+	if _, err := pgbackend.FindBinDir(""); err != nil {
+		t.Fatalf("this test needs the PostgreSQL server binaries (CI installs them): %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Mkdir(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	// Running as root, the servers run as the postgres user: it must reach the data directory.
+	for _, d := range []string{filepath.Dir(dir), filepath.Dir(filepath.Dir(dir))} {
+		if err := os.Chmod(d, 0o711); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "state.json")
+	url, stop := startRun(t, "-state", path, "-postgres", "on", "-timing", "fast")
+	services := url + "/projects/p1/services"
+	var created struct {
+		ServiceID       string `json:"service_id"`
+		InitialPassword string `json:"initial_password"`
+	}
+	if code := call(t, http.MethodPost, services, map[string]any{"name": "kept"}, &created); code != http.StatusAccepted {
+		t.Fatalf("create: %d", code)
+	}
+	type record struct {
+		Status   string `json:"status"`
+		Endpoint struct {
+			Host string `json:"host"`
+			Port int    `json:"port"`
+		} `json:"endpoint"`
+	}
+	ready := func() record {
+		t.Helper()
+		var s record
+		waitUntil(t, "READY", func() bool {
+			call(t, http.MethodGet, services+"/"+created.ServiceID, nil, &s)
+			return s.Status == "READY"
+		})
+		return s
+	}
+	began := time.Now()
+	s := ready()
+	t.Logf("READY %v after the create call", time.Since(began).Round(time.Millisecond))
+	conn, err := pgx.ConnectConfig(t.Context(), pgbackend.ConnConfig(s.Endpoint.Host, s.Endpoint.Port, "tsdbadmin", created.InitialPassword, "tsdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "CREATE TABLE notes AS SELECT 'kept across restarts'::text AS v"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Close(t.Context())
+	began = time.Now()
+	stop()
+	t.Logf("stopped in %v", time.Since(began).Round(time.Millisecond))
+	if _, err := os.Stat(filepath.Join(path+".pgdata", created.ServiceID, "data", "PG_VERSION")); err != nil {
+		t.Fatalf("the service's data directory beside the state file: %v", err)
+	}
+
+	url, stop = startRun(t, "-state", path, "-postgres", "on", "-timing", "fast")
+	defer stop()
+	services = url + "/projects/p1/services"
+	began = time.Now()
+	s = ready()
+	var v string
+	waitUntil(t, "the restored service's row", func() bool {
+		conn, err := pgx.ConnectConfig(t.Context(), pgbackend.ConnConfig(s.Endpoint.Host, s.Endpoint.Port, "tsdbadmin", created.InitialPassword, "tsdb"))
+		if err != nil {
+			return false
+		}
+		defer func() { _ = conn.Close(t.Context()) }()
+		return conn.QueryRow(t.Context(), "SELECT v FROM notes").Scan(&v) == nil
+	})
+	t.Logf("restarted and restored in %v", time.Since(began).Round(time.Millisecond))
+	if v != "kept across restarts" {
+		t.Errorf("row after the restart: %q", v)
+	}
+	if code := call(t, http.MethodDelete, services+"/"+created.ServiceID, nil, nil); code != http.StatusAccepted {
+		t.Fatalf("delete: %d", code)
+	}
+	waitUntil(t, "the service gone", func() bool {
+		return call(t, http.MethodGet, services+"/"+created.ServiceID, nil, nil) == http.StatusNotFound
+	})
+	if _, err := os.Stat(filepath.Join(path+".pgdata", created.ServiceID)); !os.IsNotExist(err) {
+		t.Errorf("the deleted service's data directory: %v", err)
+	}
+}
+
+// waitUntil waits until cond holds (at most two minutes: the CI machine is shared and busy).
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after two minutes", what)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
