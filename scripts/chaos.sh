@@ -40,7 +40,7 @@ echo
 grep -E 'chaos_test\.go:[0-9]+: seed [0-9]+: runs ' "$out" | sed -E 's/^[[:space:]]*chaos_test\.go:[0-9]+: /  /' | sort -k2,2n || true
 echo
 grep -E 'chaos_test\.go:[0-9]+: seed [0-9]+, [0-9] ' "$out" | sed -E 's/^[[:space:]]*chaos_test\.go:[0-9]+: /  FAIL /' || true
-grep -E 'chaos (summary|: failing)' "$out" | sed -E 's/^[[:space:]]*chaos_test\.go:[0-9]+: /==> /' || true
+grep -E 'chaos( summary|: failing)' "$out" | sed -E 's/^[[:space:]]*chaos_test\.go:[0-9]+: /==> /' || true
 grep -E '^(ok |FAIL[[:space:]]|panic:)' "$out" || true
 log "full log: $out (exit $rc)"
 exit "$rc"

@@ -35,12 +35,14 @@ type Decision struct {
 	// Fault is injected when Inject is true; otherwise the scripted and probabilistic faults decide.
 	Fault  FaultKind
 	Inject bool
-	// Hold makes a FaultCommitThenDrop or FaultCommitThenFail withhold its answer after the commit
-	// until the client gives up on the request or HoldMax (default one minute) passes.
+	// Hold makes a FaultCommitThenDrop or FaultCommitThenFail withhold its answer after the commit,
+	// and a FaultDrop withhold it without carrying the request out, until the client gives up on the
+	// request or HoldMax (default one minute) passes; then the connection is dropped.
 	Hold    bool
 	HoldMax time.Duration
 	// Committed, if set, is called (on the request's goroutine) once a commit-then-* fault has carried
-	// the request out, before anything is answered.
+	// the request out (for a FaultDrop: once the request is held, not carried out), before anything
+	// is answered.
 	Committed func(RequestInfo)
 	// Answered, if set, is called once the request's answer has been written and flushed to the
 	// client (status 0: dropped, no answer), whether or not the request met a fault.
@@ -128,11 +130,14 @@ func (e *Emulator) intercept(operationID string, r *http.Request) (RequestInfo, 
 // applyDecision answers r with the fault d injects.
 func (e *Emulator) applyDecision(w *statusWriter, r *http.Request, info RequestInfo, d Decision, retryAfter time.Duration) {
 	commit := d.Fault == FaultCommitThenDrop || d.Fault == FaultCommitThenFail
-	if !commit || (!d.Hold && d.Committed == nil) {
+	held := commit || d.Fault == FaultDrop
+	if !held || (!d.Hold && d.Committed == nil) {
 		e.applyFault(w, r, d.Fault, retryAfter)
 		return
 	}
-	e.handler.ServeHTTP(httptest.NewRecorder(), r)
+	if commit {
+		e.handler.ServeHTTP(httptest.NewRecorder(), r)
+	}
 	if d.Committed != nil {
 		d.Committed(info)
 	}
@@ -143,7 +148,7 @@ func (e *Emulator) applyDecision(w *statusWriter, r *http.Request, info RequestI
 		}
 		sleepCtx(r.Context(), max)
 	}
-	if d.Fault == FaultCommitThenDrop || r.Context().Err() != nil {
+	if d.Fault != FaultCommitThenFail || r.Context().Err() != nil {
 		drop(w)
 		return
 	}

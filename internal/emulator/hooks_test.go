@@ -164,3 +164,21 @@ func TestInterceptorAnsweredCallback(t *testing.T) {
 		t.Errorf("answered %d, want 200", s)
 	}
 }
+
+// A held FaultDrop is not carried out: the client gives up, nothing was created.
+func TestInterceptorHeldDropIsNotCarriedOut(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	ctx, cancel := context.WithCancel(e.ctx)
+	e.srv.SetInterceptor(func(RequestInfo) Decision {
+		return Decision{Fault: FaultDrop, Inject: true, Hold: true, Committed: func(RequestInfo) { cancel() }}
+	})
+	_, err := e.c.CreateVPCWithResponse(ctx, testProject, api.VPCCreate{Name: "v", Cidr: "10.0.0.0/16", RegionCode: "us-east-1"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("client error %v, want context.Canceled", err)
+	}
+	e.srv.SetInterceptor(nil)
+	if r, err := e.c.ListVPCsWithResponse(e.ctx, testProject); err != nil || r.StatusCode() != 200 || len(*r.JSON200) != 0 {
+		t.Fatalf("list: %v; the held create must not have been carried out", err)
+	}
+}

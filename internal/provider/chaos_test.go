@@ -36,9 +36,11 @@ import (
 //   - the interrupt point of each command: "the k-th request of operation X on object Y" (e.g. the
 //     1st createReplicaSet of chaos-reader, the 3rd getService of chaos-attached); for a create,
 //     whether the API commits it and loses its answer, the SIGINT coming while the answer is
-//     outstanding (the emulator withholds it until the provider gives up), or the SIGINT comes once
-//     the answer was written to the provider. The interrupted command runs with -parallelism=1, so
-//     that what is under way at the SIGINT is the operation of the interrupt point;
+//     outstanding (the emulator withholds it until the provider gives up); otherwise the request is
+//     answered, and the SIGINT comes at the provider's next request (so the provider has read the
+//     answer), which the emulator holds without carrying it out until the provider gives up on it.
+//     The interrupted command runs with -parallelism=1, so that what is under way at the SIGINT is
+//     the operation of the interrupt point;
 //   - the fault met by each request: a function of the seed, the terraform run, the operation, the
 //     object and the request's rank among the run's requests of that operation on that object. How
 //     many polls a wait makes depends on the machine's speed: a slow machine sees more reads, each
@@ -209,7 +211,7 @@ type chaosStep struct {
 }
 
 func (s chaosStep) String() string {
-	mode := "SIGINT once it is answered"
+	mode := "answered, SIGINT at the next request"
 	if s.hold {
 		mode = "committed, answer lost, SIGINT"
 	}
@@ -318,6 +320,7 @@ type chaosRun struct {
 	fire        chan struct{}
 	names       sync.Map       // id -> name of the objects seen (chaosKey)
 	fired       bool           // the current run met its interrupt point
+	next        bool           // the SIGINT comes at the next request (see intercept)
 	attaches    []*chaosAttach // attaches under way (see chaosAttach)
 	counters    chaosCounters
 }
@@ -330,28 +333,32 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 	rank := c.ranks[key]
 	c.advanceAttachesLocked(ri)
 
+	if c.next && ri.OperationID != "identify" && ri.OperationID != "track" {
+		// The first request after the interrupt point's answer: the provider has read that answer. This
+		// request is held, not carried out, until the SIGINT makes the provider give up on it.
+		c.next = false
+		fire := c.fire
+		return emulator.Decision{Fault: emulator.FaultDrop, Inject: true, Hold: true, HoldMax: time.Minute,
+			Committed: func(emulator.RequestInfo) { close(fire) }}
+	}
 	var d emulator.Decision
-	var fire chan struct{}
 	if st := c.trigger; st != nil && key == st.trigger.key() && rank == st.trigger.k {
 		c.trigger, c.fired = nil, true
-		fire = c.fire
 		if st.hold {
 			c.counters.faults["commit-then-drop"]++
+			fire := c.fire
 			return emulator.Decision{Fault: emulator.FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: time.Minute,
 				Committed: func(emulator.RequestInfo) { close(fire) }}
 		}
+		c.next = true
 	} else if kind, ok := chaosFault(c.seed, c.run, key, ri, rank, c.interrupted); ok {
 		c.counters.faults[kind.String()]++
 		d = emulator.Decision{Fault: kind, Inject: true}
 	}
-	attach := ri.OperationID == "attachServiceToVPC"
-	if fire != nil || attach {
+	if ri.OperationID == "attachServiceToVPC" {
 		d.Answered = func(info emulator.RequestInfo, status int) {
-			if attach && status == http.StatusAccepted {
+			if status == http.StatusAccepted {
 				c.startAttach(info)
-			}
-			if fire != nil {
-				close(fire)
 			}
 		}
 	}
@@ -419,7 +426,7 @@ func (c *chaosRun) advanceAttachesLocked(ri emulator.RequestInfo) {
 func (c *chaosRun) arm(run string, interrupted bool, st *chaosStep) chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.run, c.interrupted, c.ranks, c.trigger, c.fired = run, interrupted, map[string]int{}, st, false
+	c.run, c.interrupted, c.ranks, c.trigger, c.fired, c.next = run, interrupted, map[string]int{}, st, false, false
 	c.fire = make(chan struct{})
 	return c.fire
 }
