@@ -204,3 +204,32 @@ func TestUnitServiceFindCreated(t *testing.T) {
 		t.Fatalf("older service: want 'nothing was created', got %v", err)
 	}
 }
+
+// A service delete answered 409 while read replica sets this configuration does not manage exist
+// fails at once, naming the sets and what to do; with no set (only a busy service) it is waited out.
+func TestUnitServiceDeleteBlockedByUnknownReplicaSets(t *testing.T) {
+	srv := newTestEmulator(t)
+	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}
+	ctx := context.Background()
+	svc, err := pd.client.CreateService(ctx, api.ServiceCreate{Name: "holder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := deref(svc.ServiceID)
+	conflict := &api.APIError{Operation: "delete service " + id, StatusCode: 409, Message: "service has read replica sets; delete them first"}
+	if err := serviceDeleteBlocked(ctx, pd, id, conflict); err != nil {
+		t.Fatalf("no replica set: the 409 is a busy service, to wait out; got %v", err)
+	}
+	if _, err := waitServiceReady(ctx, pd, id, true); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := pd.client.CreateReplicaSet(ctx, id, api.ReadReplicaSetCreate{Name: "orphan", Nodes: 1, CPUMillis: 500, MemoryGbs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = serviceDeleteBlocked(ctx, pd, id, conflict)
+	if err == nil || !strings.Contains(err.Error(), deref(rs.ID)) || !strings.Contains(err.Error(), "terraform import dbcloud_read_replica_set") ||
+		!errors.Is(err, conflict) {
+		t.Fatalf("want an error naming set %s and the import, wrapping the 409; got %v", deref(rs.ID), err)
+	}
+}
