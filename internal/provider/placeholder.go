@@ -107,5 +107,19 @@ func resolvePlaceholder(ctx context.Context, impl resourceImpl, state tfsdk.Stat
 	return state, true, diags
 }
 
+// lookForPlaceholder reads a placeholder's model and looks (find) for what its create made: the
+// shared part of every findPlaceholder.
+func lookForPlaceholder[M, T any](ctx context.Context, state tfsdk.State, find func(*M) (*T, error), id func(*T) string) (string, error) {
+	var m M
+	if d := state.Get(ctx, &m); d.HasError() {
+		return "", fmt.Errorf("reading the placeholder: %v", d)
+	}
+	found, err := find(&m)
+	if err != nil {
+		return "", err
+	}
+	return id(found), nil
+}
+
 // errPlaceholder is the cause named when a placeholder is resolved.
 var errPlaceholder = errors.New("an earlier apply's create lost its answer and left a placeholder")

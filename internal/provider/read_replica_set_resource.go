@@ -647,15 +647,9 @@ func findNewReplicaSet(ctx context.Context, pd *providerData, serviceID, name st
 
 // findPlaceholder looks for the set a lost create made (placeholder.go).
 func (r *readReplicaSetResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	var m readReplicaSetModel
-	if d := state.Get(ctx, &m); d.HasError() {
-		return "", fmt.Errorf("reading the placeholder: %v", d)
-	}
-	found, err := findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), errPlaceholder)
-	if err != nil {
-		return "", err
-	}
-	return replicaSetID(found), nil
+	return lookForPlaceholder(ctx, state, func(m *readReplicaSetModel) (*api.ReadReplicaSet, error) {
+		return findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), errPlaceholder)
+	}, replicaSetID)
 }
 
 // waitReplicaSet waits until the set is active (and done(set), when given). Status error is a terminal

@@ -489,15 +489,9 @@ func findCreatedService(ctx context.Context, pd *providerData, name string, star
 
 // findPlaceholder looks for the service a lost create made (placeholder.go).
 func (r *serviceResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	var name types.String
-	if d := state.GetAttribute(ctx, path.Root("name"), &name); d.HasError() {
-		return "", fmt.Errorf("reading the placeholder: %v", d)
-	}
-	found, err := findCreatedService(ctx, r.pd, name.ValueString(), lc.Started, errPlaceholder)
-	if err != nil {
-		return "", err
-	}
-	return deref(found.ServiceID), nil
+	return lookForPlaceholder(ctx, state, func(m *serviceResourceModel) (*api.Service, error) {
+		return findCreatedService(ctx, r.pd, m.Name.ValueString(), lc.Started, errPlaceholder)
+	}, func(s *api.Service) string { return deref(s.ServiceID) })
 }
 
 // serviceStatus is the record's status, "" when missing.

@@ -342,14 +342,8 @@ func peeringID(p *api.Peering) string { return deref(p.ID) }
 
 // findPlaceholder looks for the peering a lost create made (placeholder.go).
 func (r *vpcPeeringResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	var m vpcPeeringModel
-	if d := state.Get(ctx, &m); d.HasError() {
-		return "", fmt.Errorf("reading the placeholder: %v", d)
-	}
-	body := api.PeeringCreate{PeerAccountID: m.PeerAccountID.ValueString(), PeerRegionCode: m.PeerRegionCode.ValueString(), PeerVpcID: m.PeerVPCID.ValueString()}
-	found, err := findNewPeering(ctx, r.pd, m.VPCID.ValueString(), body, lc.before(), errPlaceholder)
-	if err != nil {
-		return "", err
-	}
-	return peeringID(found), nil
+	return lookForPlaceholder(ctx, state, func(m *vpcPeeringModel) (*api.Peering, error) {
+		body := api.PeeringCreate{PeerAccountID: m.PeerAccountID.ValueString(), PeerRegionCode: m.PeerRegionCode.ValueString(), PeerVpcID: m.PeerVPCID.ValueString()}
+		return findNewPeering(ctx, r.pd, m.VPCID.ValueString(), body, lc.before(), errPlaceholder)
+	}, peeringID)
 }

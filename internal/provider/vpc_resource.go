@@ -271,16 +271,10 @@ func vpcID(v *api.VPC) string { return deref(v.ID) }
 
 // findPlaceholder looks for the VPC a lost create made (placeholder.go).
 func (r *vpcResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	var m vpcModel
-	if d := state.Get(ctx, &m); d.HasError() {
-		return "", fmt.Errorf("reading the placeholder: %v", d)
-	}
-	body := api.VPCCreate{Name: m.Name.ValueString(), Cidr: m.CIDR.ValueString(), RegionCode: m.RegionCode.ValueString()}
-	found, err := findNewVPC(ctx, r.pd, body, lc.before(), errPlaceholder)
-	if err != nil {
-		return "", err
-	}
-	return vpcID(found), nil
+	return lookForPlaceholder(ctx, state, func(m *vpcModel) (*api.VPC, error) {
+		body := api.VPCCreate{Name: m.Name.ValueString(), Cidr: m.CIDR.ValueString(), RegionCode: m.RegionCode.ValueString()}
+		return findNewVPC(ctx, r.pd, body, lc.before(), errPlaceholder)
+	}, vpcID)
 }
 
 // vpcHolders is what keeps a VPC from being deleted.
