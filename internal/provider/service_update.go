@@ -143,15 +143,15 @@ func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) e
 			func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, a.VpcID) }, vpcAttached(a.VpcID))
 	case actionResize:
 		return changeService(ctx, pd, id, "resizing", true,
-			func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) }, resized(a.CPUMillis, a.MemoryGbs))
+			func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) }, serviceResizedTo(a.CPUMillis, a.MemoryGbs))
 	case actionSetHA:
 		return changeService(ctx, pd, id, "setting HA replicas", true,
-			func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, haApplied(a.HA))
+			func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, serviceHAIs(a.HA))
 	case actionSetPooler:
 		return r.setPooler(ctx, id, a.Pooler)
 	case actionSetEnvironment:
 		return changeService(ctx, pd, id, "setting the environment", false,
-			func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, environmentIs(a.Env))
+			func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, serviceEnvironmentIs(a.Env))
 	case actionSetPassword:
 		return changeService(ctx, pd, id, "setting the password", false,
 			func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
@@ -298,9 +298,9 @@ func (r *serviceResource) saveProgress(ctx context.Context, m serviceResourceMod
 
 func (r *serviceResource) setPooler(ctx context.Context, id string, on bool) error {
 	if on {
-		return changeService(ctx, r.pd, id, "enabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.EnablePooler(ctx, id) }, poolerIs(true))
+		return changeService(ctx, r.pd, id, "enabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.EnablePooler(ctx, id) }, servicePoolerIs(true))
 	}
-	return changeService(ctx, r.pd, id, "disabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.DisablePooler(ctx, id) }, poolerIs(false))
+	return changeService(ctx, r.pd, id, "disabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.DisablePooler(ctx, id) }, servicePoolerIs(false))
 }
 
 // ---- busy service: one state-changing call at a time ----
@@ -417,14 +417,14 @@ func vpcAttached(vpcID string) func(*api.Service) bool {
 
 func vpcDetached(s *api.Service) bool { return flattenService(s).VpcID.IsNull() }
 
-func resized(cpu, mem int) func(*api.Service) bool {
+func serviceResizedTo(cpu, mem int) func(*api.Service) bool {
 	return func(s *api.Service) bool {
 		f := flattenService(s)
 		return f.CPUMillis.ValueInt64() == int64(cpu) && f.MemoryGbs.ValueInt64() == int64(mem)
 	}
 }
 
-func haApplied(in api.SetHAInput) func(*api.Service) bool {
+func serviceHAIs(in api.SetHAInput) func(*api.Service) bool {
 	return func(s *api.Service) bool {
 		f := flattenService(s)
 		return (in.ReplicaCount == nil || f.HAReplicas.ValueInt64() == int64(*in.ReplicaCount)) &&
@@ -432,10 +432,10 @@ func haApplied(in api.SetHAInput) func(*api.Service) bool {
 	}
 }
 
-func poolerIs(on bool) func(*api.Service) bool {
+func servicePoolerIs(on bool) func(*api.Service) bool {
 	return func(s *api.Service) bool { return flattenService(s).ConnectionPoolerEnabled.ValueBool() == on }
 }
 
-func environmentIs(env api.Environment) func(*api.Service) bool {
+func serviceEnvironmentIs(env api.Environment) func(*api.Service) bool {
 	return func(s *api.Service) bool { return flattenService(s).Environment.ValueString() == string(env) }
 }

@@ -327,12 +327,12 @@ func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
 
 // findNewPeering resolves a lost create answer (wait.FindCreated): the one peering like body that
 // was not in before.
-func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body api.PeeringCreate, known map[string]bool, cause error) (*api.Peering, error) {
+func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body api.PeeringCreate, before map[string]bool, cause error) (*api.Peering, error) {
 	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.Peering]{
 		Kind: "VPC peering", Name: "with " + body.PeerVpcID, ID: peeringID,
 		List: func(ctx context.Context) ([]api.Peering, error) { return pd.client.ListPeerings(ctx, vpcID) },
 		Match: func(p *api.Peering) bool {
-			return !known[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
+			return !before[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
 				deref(p.PeerRegionCode) == body.PeerRegionCode
 		},
 	}, cause)

@@ -258,11 +258,11 @@ func (m *vpcModel) applyRecord(v *api.VPC) {
 
 // findNewVPC resolves a lost create answer (wait.FindCreated): the one VPC like body that was not
 // in before.
-func findNewVPC(ctx context.Context, pd *providerData, body api.VPCCreate, known map[string]bool, cause error) (*api.VPC, error) {
+func findNewVPC(ctx context.Context, pd *providerData, body api.VPCCreate, before map[string]bool, cause error) (*api.VPC, error) {
 	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.VPC]{
 		Kind: "VPC", Name: body.Name, List: pd.client.ListVPCs, ID: vpcID,
 		Match: func(v *api.VPC) bool {
-			return !known[deref(v.ID)] && deref(v.Name) == body.Name && deref(v.Cidr) == body.Cidr && deref(v.RegionCode) == body.RegionCode
+			return !before[deref(v.ID)] && deref(v.Name) == body.Name && deref(v.Cidr) == body.Cidr && deref(v.RegionCode) == body.RegionCode
 		},
 	}, cause)
 }
