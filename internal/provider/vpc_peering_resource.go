@@ -183,26 +183,7 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 
-	last := p
-	what := fmt.Sprintf("peering %s of VPC %s to be provisioned (provisioned_id known)", id, vpcID)
-	_, err = wait.For(ctx, r.pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
-		got, err := c.GetPeering(ctx, vpcID, id)
-		switch {
-		case api.IsNotFound(err):
-			return wait.PollResult[struct{}]{}, wait.Stop(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
-		case err != nil:
-			return wait.PollResult[struct{}]{}, err
-		}
-		last = got
-		status := deref(got.Status)
-		switch {
-		case deref(got.ErrorMessage) != "" || strings.EqualFold(status, "failed"):
-			return wait.PollResult[struct{}]{}, wait.Stop(peeringFailed(vpcID, body, got))
-		case deref(got.ProvisionedID) != "" || strings.EqualFold(status, "active"):
-			return wait.PollResult[struct{}]{Done: true}, nil
-		}
-		return wait.PollResult[struct{}]{Status: status + ", not yet provisioned"}, nil
-	})
+	last, err := waitPeeringProvisioned(ctx, r.pd, vpcID, id, body, p)
 	state.applyRecord(last)
 	nullUnknowns(&state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -346,4 +327,31 @@ func (r *vpcPeeringResource) findPlaceholder(ctx context.Context, state tfsdk.St
 		body := api.PeeringCreate{PeerAccountID: m.PeerAccountID.ValueString(), PeerRegionCode: m.PeerRegionCode.ValueString(), PeerVpcID: m.PeerVPCID.ValueString()}
 		return findNewPeering(ctx, r.pd, m.VPCID.ValueString(), body, lc.before(), errPlaceholder)
 	}, peeringID)
+}
+
+// waitPeeringProvisioned waits until the peering has its provisioned_id (or is active), and returns
+// the last record seen (first when none was read). A failed peering ends the wait with its error.
+func waitPeeringProvisioned(ctx context.Context, pd *providerData, vpcID, id string, body api.PeeringCreate, first *api.Peering) (*api.Peering, error) {
+	c := pd.client
+	last := first
+	what := fmt.Sprintf("peering %s of VPC %s to be provisioned (provisioned_id known)", id, vpcID)
+	_, err := wait.For(ctx, pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
+		got, err := c.GetPeering(ctx, vpcID, id)
+		switch {
+		case api.IsNotFound(err):
+			return wait.PollResult[struct{}]{}, wait.Stop(fmt.Errorf("peering %s of VPC %s disappeared while it was being provisioned: it was deleted outside Terraform, or its VPC was", id, vpcID))
+		case err != nil:
+			return wait.PollResult[struct{}]{}, err
+		}
+		last = got
+		status := deref(got.Status)
+		switch {
+		case deref(got.ErrorMessage) != "" || strings.EqualFold(status, "failed"):
+			return wait.PollResult[struct{}]{}, wait.Stop(peeringFailed(vpcID, body, got))
+		case deref(got.ProvisionedID) != "" || strings.EqualFold(status, "active"):
+			return wait.PollResult[struct{}]{Done: true}, nil
+		}
+		return wait.PollResult[struct{}]{Status: status + ", not yet provisioned"}, nil
+	})
+	return last, err
 }
