@@ -12,7 +12,8 @@
 #      a read replica set and a VPC peering
 #   5. terraform output
 #   6. uses the database: logs in to the service's endpoint as tsdbadmin to database tsdb with
-#      sslmode=require and the password from Terraform's outputs, and writes a row (pgcheck)
+#      sslmode=require and the password from Terraform's outputs, and writes a row (pgcheck); reads
+#      it back through the pooler's endpoint when PgBouncer is installed
 #   7. forks the service (-var fork=true) and reads the row back from the fork's endpoint
 #   8. a resize (cpu_millis/memory_gbs 1000/4 -> 2000/8), which plans as an in-place update
 #   9. terraform destroy
@@ -194,6 +195,11 @@ stage "Using the database: log in with the password from terraform output, write
 service_id="$(tf output -raw service_id)"
 if $postgres; then
 	PGPASSWORD="$(tf output -raw initial_password)" pgcheck write "$(tf output -raw host)" "$(tf output -raw port)"
+	pooler="$(tf output -raw pooler_endpoint 2>/dev/null || true)"
+	if [[ -n "$pooler" ]] && grep -q 'pgbouncer: /' "$emu_err"; then
+		PGPASSWORD="$(tf output -raw initial_password)" pgcheck read "${pooler%:*}" "${pooler##*:}"
+		info "the same row through the connection pooler's endpoint (PgBouncer in front of the service)"
+	fi
 else
 	info "skipped: no database behind the emulator"
 fi

@@ -132,9 +132,15 @@ func removeStale(parent string) {
 		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < 10*time.Minute {
 			continue
 		}
-		pids, _ := filepath.Glob(filepath.Join(d, "*", "*", "data", "postmaster.pid"))
-		tpl, _ := filepath.Glob(filepath.Join(d, "template", "postmaster.pid"))
-		if len(pids) == 0 && len(tpl) == 0 {
+		// A server still running there: its postmaster.pid (instances, the template, and the
+		// single data directory of older versions of this package) or a socket.
+		live := false
+		for _, pattern := range []string{"*/postmaster.pid", "*/*/data/postmaster.pid", "s/*/.s.PGSQL.*"} {
+			if m, _ := filepath.Glob(filepath.Join(d, pattern)); len(m) > 0 {
+				live = true
+			}
+		}
+		if !live {
 			_ = os.RemoveAll(d)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -113,5 +114,41 @@ func TestSIGKILLStopsAndRemovesEverything(t *testing.T) {
 			}
 			return err != nil
 		})
+	}
+}
+
+// TestRemoveStaleKeepsLiveDirectories: an old temporary directory is removed only when no server
+// runs there (a postmaster.pid in any of the layouts, or a socket).
+func TestRemoveStaleKeepsLiveDirectories(t *testing.T) {
+	parent := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	mk := func(name string, files ...string) string {
+		d := filepath.Join(parent, dirPrefix+name)
+		for _, f := range append(files, "x") {
+			p := filepath.Join(d, f)
+			if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chtimes(d, old, old); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	dead := mk("dead", "i/abc/data/PG_VERSION")
+	single := mk("single", "data/postmaster.pid")
+	instance := mk("instance", "i/abc/data/postmaster.pid")
+	socket := mk("socket", "s/abc/.s.PGSQL.5432")
+	removeStale(parent)
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("a stale directory was kept: %v", err)
+	}
+	for _, d := range []string{single, instance, socket} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("a live directory was removed: %v", err)
+		}
 	}
 }
