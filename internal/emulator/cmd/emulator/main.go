@@ -76,23 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 
 	// Explicit durations override the preset's.
 	var overrides emulator.Timing
-	durations := []struct {
-		name, usage string
-		field       func(*emulator.Timing) *time.Duration
-	}{
-		{"service-queued", "QUEUED -> CONFIGURING after create/fork", func(t *emulator.Timing) *time.Duration { return &t.ServiceQueued }},
-		{"service-configuring", "CONFIGURING -> READY", func(t *emulator.Timing) *time.Duration { return &t.ServiceConfiguring }},
-		{"service-deleting", "DELETING -> DELETED", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleting }},
-		{"service-deleted", "DELETED -> gone (404)", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleted }},
-		{"service-pausing", "stop: PAUSING -> PAUSED", func(t *emulator.Timing) *time.Duration { return &t.ServicePausing }},
-		{"service-resuming", "start: RESUMING -> READY", func(t *emulator.Timing) *time.Duration { return &t.ServiceResuming }},
-		{"replica-creating", "replica set creating -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaCreating }},
-		{"replica-resizing", "replica set resizing -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaResizing }},
-		{"replica-deleting", "replica set deleting -> gone", func(t *emulator.Timing) *time.Duration { return &t.ReplicaDeleting }},
-		{"peering-provisioning", "peering pending -> provisioned_id set", func(t *emulator.Timing) *time.Duration { return &t.PeeringProvisioning }},
-		{"peering-accepting", "peering provisioned -> active", func(t *emulator.Timing) *time.Duration { return &t.PeeringAccepting }},
-	}
-	for _, d := range durations {
+	for _, d := range timingFlags {
 		fs.DurationVar(d.field(&overrides), d.name, 0, d.usage+" (overrides -timing)")
 	}
 
@@ -120,37 +104,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, errUsage
 	}
 
-	switch *preset {
-	case "fast":
-		cfg.opts.Timing = emulator.FastTiming()
-	case "demo":
-		cfg.opts.Timing = emulator.DemoTiming()
-	case "instant":
-		cfg.opts.Timing = emulator.Timing{}
-	default:
-		usagef(stderr, "-timing must be fast, demo or instant, not %q\n", *preset)
-		return cfg, errUsage
+	if err := applyTiming(&cfg, fs, *preset, overrides, stderr); err != nil {
+		return cfg, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	for _, d := range durations {
-		if !set[d.name] {
-			continue
-		}
-		v := *d.field(&overrides)
-		if v < 0 {
-			usagef(stderr, "-%s must not be negative\n", d.name)
-			return cfg, errUsage
-		}
-		*d.field(&cfg.opts.Timing) = v
-	}
-
-	if cfg.speed < 0 || math.IsNaN(cfg.speed) || math.IsInf(cfg.speed, 0) {
-		usagef(stderr, "-speed must be a factor >= 0, not %v\n", cfg.speed)
-		return cfg, errUsage
-	}
-	cfg.opts.Timing = scaleTiming(cfg.opts.Timing, cfg.speed)
-
 	for name, p := range map[string]float64{"rate-limit": f.RateLimit, "server-error": f.ServerError, "unavailable": f.Unavailable, "commit-then-fail": f.CommitThenFail} {
 		if p < 0 || p > 1 {
 			usagef(stderr, "-%s must be a probability between 0 and 1, not %v\n", name, p)
@@ -163,6 +119,59 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// applyTiming sets cfg's timing: the preset, the durations set by their own flags, and -speed.
+func applyTiming(cfg *config, fs *flag.FlagSet, preset string, overrides emulator.Timing, stderr io.Writer) error {
+	switch preset {
+	case "fast":
+		cfg.opts.Timing = emulator.FastTiming()
+	case "demo":
+		cfg.opts.Timing = emulator.DemoTiming()
+	case "instant":
+		cfg.opts.Timing = emulator.Timing{}
+	default:
+		usagef(stderr, "-timing must be fast, demo or instant, not %q\n", preset)
+		return errUsage
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for _, d := range timingFlags {
+		if !set[d.name] {
+			continue
+		}
+		v := *d.field(&overrides)
+		if v < 0 {
+			usagef(stderr, "-%s must not be negative\n", d.name)
+			return errUsage
+		}
+		*d.field(&cfg.opts.Timing) = v
+	}
+
+	if cfg.speed < 0 || math.IsNaN(cfg.speed) || math.IsInf(cfg.speed, 0) {
+		usagef(stderr, "-speed must be a factor >= 0, not %v\n", cfg.speed)
+		return errUsage
+	}
+	cfg.opts.Timing = scaleTiming(cfg.opts.Timing, cfg.speed)
+	return nil
+}
+
+// timingFlags are the flags that set one duration of the emulator's Timing each.
+var timingFlags = []struct {
+	name, usage string
+	field       func(*emulator.Timing) *time.Duration
+}{
+	{"service-queued", "QUEUED -> CONFIGURING after create/fork", func(t *emulator.Timing) *time.Duration { return &t.ServiceQueued }},
+	{"service-configuring", "CONFIGURING -> READY", func(t *emulator.Timing) *time.Duration { return &t.ServiceConfiguring }},
+	{"service-deleting", "DELETING -> DELETED", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleting }},
+	{"service-deleted", "DELETED -> gone (404)", func(t *emulator.Timing) *time.Duration { return &t.ServiceDeleted }},
+	{"service-pausing", "stop: PAUSING -> PAUSED", func(t *emulator.Timing) *time.Duration { return &t.ServicePausing }},
+	{"service-resuming", "start: RESUMING -> READY", func(t *emulator.Timing) *time.Duration { return &t.ServiceResuming }},
+	{"replica-creating", "replica set creating -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaCreating }},
+	{"replica-resizing", "replica set resizing -> active", func(t *emulator.Timing) *time.Duration { return &t.ReplicaResizing }},
+	{"replica-deleting", "replica set deleting -> gone", func(t *emulator.Timing) *time.Duration { return &t.ReplicaDeleting }},
+	{"peering-provisioning", "peering pending -> provisioned_id set", func(t *emulator.Timing) *time.Duration { return &t.PeeringProvisioning }},
+	{"peering-accepting", "peering provisioned -> active", func(t *emulator.Timing) *time.Duration { return &t.PeeringAccepting }},
 }
 
 // scaleTiming multiplies every duration of t by factor.
