@@ -65,10 +65,13 @@ terraform {
 	}
 }
 
-// run runs a terraform command to the end with a fresh in-process provider.
+// run runs a terraform command to the end with a fresh in-process provider (five minutes at most,
+// then it is killed and the test fails).
 func (w *tfWorkdir) run(args ...string) (string, error) {
 	w.t.Helper()
-	return terraformRun(w.t, w.dir, args...)
+	p := w.start(args...)
+	err := p.waitAtMost(w.t, 5*time.Minute)
+	return p.out.String(), err
 }
 
 // tfProcess is a started terraform command.
@@ -107,15 +110,21 @@ func (p *tfProcess) interrupt(t *testing.T) {
 // wait waits for terraform to exit (two minutes at most, then it is killed and the test fails).
 func (p *tfProcess) wait(t *testing.T) error {
 	t.Helper()
+	return p.waitAtMost(t, 2*time.Minute)
+}
+
+// waitAtMost waits for terraform to exit; after d it is killed and the test fails.
+func (p *tfProcess) waitAtMost(t *testing.T, d time.Duration) error {
+	t.Helper()
 	if p.over {
 		return p.err
 	}
 	select {
 	case p.err = <-p.done:
-	case <-time.After(2 * time.Minute):
+	case <-time.After(d):
 		_ = p.cmd.Process.Kill()
-		p.err = <-p.done
-		t.Fatalf("terraform did not exit within two minutes:\n%s", p.out)
+		p.err, p.over = <-p.done, true
+		t.Fatalf("terraform %s did not exit within %s:\n%s", strings.Join(p.cmd.Args[1:], " "), d, tail(p.out.String(), 40))
 	}
 	p.over = true
 	return p.err
