@@ -378,6 +378,23 @@ func (e *Emulator) SetServiceStatusFor(projectID, serviceID string, status api.S
 	return true
 }
 
+// FinishServiceIn reschedules the service's operation under way (its pending transitions, e.g. an
+// attach's CONFIGURING -> READY with its vpc_endpoint) to end d from now. It reports whether the
+// service exists and had one.
+func (e *Emulator) FinishServiceIn(projectID, serviceID string, d time.Duration) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.advanceLocked()
+	s := e.findService(projectID, serviceID)
+	if s == nil || len(s.steps) == 0 {
+		return false
+	}
+	for i := range s.steps {
+		s.steps[i].at = now.Add(d)
+	}
+	return true
+}
+
 // SetReplicaSetStatus puts a replica set in status at once and keeps it there (pending transitions
 // are dropped), e.g. api.ReplicaSetStatusError (terminal on the live API). It reports whether the
 // replica set exists.

@@ -66,6 +66,9 @@ func (e *Emulator) Snapshot() Snapshot {
 		for _, s := range p.services {
 			ss := ServiceSnapshot{Service: clone(s.svc), InitialPassword: s.initialPassword, Password: s.password}
 			ss.Service.ReadReplicaSets = nil
+			if s.attaching != nil { // restored READY: the attach is done then
+				ss.Service.VpcEndpoint = ptr(clone(*s.attaching))
+			}
 			for _, rs := range s.replicaSets {
 				ss.ReplicaSets = append(ss.ReplicaSets, rs.view())
 			}

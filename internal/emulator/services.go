@@ -200,7 +200,7 @@ func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectI
 		}
 		s.setStatus(api.DELETING)
 		h.e.dbDelete(s)
-		s.svc.VpcEndpoint = nil
+		s.svc.VpcEndpoint, s.attaching = nil, nil
 		for _, rs := range s.replicaSets {
 			rs.setStatus(api.ReplicaSetStatusDeleting)
 			rs.steps = nil
@@ -462,7 +462,8 @@ func (h handlers) ForkService(w http.ResponseWriter, r *http.Request, projectID 
 	})
 }
 
-// AttachServiceToVPC attaches a service to a VPC of the same region; the service goes CONFIGURING.
+// AttachServiceToVPC attaches a service to a VPC of the same region; the service goes CONFIGURING,
+// and its vpc_endpoint shows once it is READY again (the attach is done).
 func (h handlers) AttachServiceToVPC(w http.ResponseWriter, r *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
 	var in api.VPCAttachInput
 	if !decode(w, r, &in) {
@@ -490,12 +491,13 @@ func (h handlers) AttachServiceToVPC(w http.ResponseWriter, r *http.Request, pro
 				"Detach the service from its VPC before attaching it to another one.",
 			)
 		}
-		s.svc.VpcEndpoint = &api.VPCEndpoint{
+		s.attaching = &api.VPCEndpoint{
 			Host:  ptr(serviceVPCHost(projectID, serviceID)),
 			Port:  ptr(DatabasePort),
 			VpcID: ptr(in.VpcID),
 		}
 		e.startConfiguring(s, now)
+		s.steps[len(s.steps)-1].do = func() { s.svc.VpcEndpoint, s.attaching = s.attaching, nil; s.setStatus(api.READY) }
 		return http.StatusAccepted, message("service %s is being attached to vpc %s", serviceID, in.VpcID), nil
 	})
 }

@@ -51,6 +51,9 @@ type serviceRec struct {
 	steps           []step
 	gone            bool
 	logs            []logEntry // oldest first
+	// attaching is the VPC endpoint of an attach under way: the record shows it (vpc_endpoint) only
+	// once the attach is done and the service READY again ("present when attached").
+	attaching *api.VPCEndpoint
 }
 
 type replicaSetRec struct {
@@ -75,7 +78,10 @@ func (s *serviceRec) setStatus(v api.ServiceStatus) { s.svc.Status = ptr(v) }
 
 // vpcID is the id of the VPC the service is attached to, or "".
 func (s *serviceRec) vpcID() string {
-	if s.svc.VpcEndpoint == nil {
+	switch {
+	case s.attaching != nil:
+		return deref(s.attaching.VpcID)
+	case s.svc.VpcEndpoint == nil:
 		return ""
 	}
 	return deref(s.svc.VpcEndpoint.VpcID)

@@ -365,20 +365,19 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 	return d
 }
 
-// The live API's attach: the service is CONFIGURING and shows no vpc_endpoint until it is attached
-// (vpc_endpoint is "present when attached"); the emulator shows the endpoint at once. The harness
-// models the live API: once an attach is answered 202 it takes the endpoint off and keeps the service
-// CONFIGURING, and puts both back (READY with the endpoint, in one step) before the k-th read of the
-// service after that, k drawn from the seed (2 to 5): the attach takes a few polls. Reads made after
-// the SIGINT of a run, whose number depends on timing, do not count: the next run's reads do.
+// The attach takes a seeded number of reads: as on the live API (and in the emulator), the service is
+// CONFIGURING and shows no vpc_endpoint until it is attached ("present when attached"). Once an attach
+// is answered 202 the harness holds it (the emulator's operation under way is rescheduled far ahead),
+// and ends it before the k-th read of the service after that, k drawn from the seed (2 to 5), so that
+// how long it takes depends on the seed, not on the machine's speed. Reads made after the SIGINT of a
+// run, whose number depends on timing, do not count: the next run's reads do.
 type chaosAttach struct {
 	serviceID string
-	endpoint  *api.VPCEndpoint
 	reads     int
 	after     int
 }
 
-// startAttach takes the endpoint of a service whose attach was just accepted off, until it is attached.
+// startAttach holds the attach of a service whose attach was just accepted, until its count of reads.
 func (c *chaosRun) startAttach(info emulator.RequestInfo) {
 	parts := strings.Split(info.Path, "/")
 	if len(parts) < 2 {
@@ -386,21 +385,17 @@ func (c *chaosRun) startAttach(info emulator.RequestInfo) {
 	}
 	id := parts[len(parts)-2]
 	svc, ok := c.srv.Service(testProjectID, id)
-	ep := api.VPCEndpointOf(&svc)
-	if !ok || ep == nil {
+	if !ok || !c.srv.FinishServiceIn(testProjectID, id, time.Hour) {
 		return
 	}
-	cp := *ep
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.srv.SetServiceStatus(testProjectID, id, api.CONFIGURING)
-	c.srv.UpdateService(testProjectID, id, func(s *api.Service) { s.VpcEndpoint = nil })
 	after := 2 + int(chaosDraw(c.seed, c.run, "attach", 1, deref(svc.Name))*4)
-	c.attaches = append(c.attaches, &chaosAttach{serviceID: id, endpoint: &cp, after: after})
+	c.attaches = append(c.attaches, &chaosAttach{serviceID: id, after: after})
 }
 
-// advanceAttachesLocked counts a read of a service being attached, and completes the attach before the
-// read that reaches its count.
+// advanceAttachesLocked counts a read of a service being attached, and ends the attach before the
+// read that reaches its count (the read then sees it READY, attached).
 func (c *chaosRun) advanceAttachesLocked(ri emulator.RequestInfo) {
 	kept := c.attaches[:0]
 	for _, a := range c.attaches {
@@ -410,10 +405,9 @@ func (c *chaosRun) advanceAttachesLocked(ri emulator.RequestInfo) {
 			a.reads++
 		}
 		if a.reads >= a.after {
-			// Only an attach still under way completes (not a service deleted meanwhile).
+			// Only an attach still under way ends (not a service deleted meanwhile).
 			if svc, ok := c.srv.Service(testProjectID, a.serviceID); ok && deref(svc.Status) == api.CONFIGURING {
-				ep, ready := a.endpoint, api.READY
-				c.srv.UpdateService(testProjectID, a.serviceID, func(s *api.Service) { s.Status, s.VpcEndpoint = &ready, ep })
+				c.srv.FinishServiceIn(testProjectID, a.serviceID, 0)
 			}
 			continue
 		}

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -147,8 +148,8 @@ resource "dbcloud_service" "db" {
 
 // The create of a service attached to a VPC is interrupted once attachToVPC was answered 202 and the
 // provider polls the service. On the live API the attach takes minutes: the service is CONFIGURING
-// and shows no vpc_endpoint until it is attached (the emulator here shows the endpoint once the
-// service is READY again). The refresh of the next apply sees it still CONFIGURING; it turns READY,
+// and shows no vpc_endpoint until it is attached (as the emulator does: api-facts, "present when
+// attached"). The refresh of the next apply sees it still CONFIGURING; it turns READY,
 // attached, two seconds later. That apply must succeed on its first try and leave an empty plan.
 func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 	skipUnlessAcc(t)
@@ -160,8 +161,6 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 		phase       = 1
 		attachSeen  bool
 		serviceID   string
-		vpcID       string
-		endpoint    *api.VPCEndpoint // taken off while the attach is under way, put back at READY
 		interrupted = make(chan struct{})
 		once        sync.Once
 	)
@@ -178,16 +177,10 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 			attachSeen = true
 		case phase == 1 && attachSeen && isServiceRead(ri.OperationID):
 			once.Do(func() { close(interrupted) }) // the provider got the 202 and polls: Ctrl-C now
-		case phase == 2 && isServiceRead(ri.OperationID) && endpoint != nil:
+		case phase == 2 && isServiceRead(ri.OperationID):
 			// The refresh of the next apply: still CONFIGURING; READY, attached, two seconds later.
-			srv.SetServiceStatusFor(testProjectID, serviceID, api.CONFIGURING, 2*time.Second, api.READY)
+			srv.FinishServiceIn(testProjectID, serviceID, 2*time.Second)
 			phase = 3
-		case phase == 3 && endpoint != nil:
-			if svc, ok := srv.Service(testProjectID, serviceID); ok && deref(svc.Status) == api.READY {
-				ep := endpoint
-				srv.UpdateService(testProjectID, serviceID, func(s *api.Service) { s.VpcEndpoint = ep })
-				endpoint = nil
-			}
 		}
 		return emulator.Decision{}
 	})
@@ -209,23 +202,17 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 		t.Fatalf("after the interrupt: %d services, %d attach calls; want 1 and 1", len(svcs), srv.Calls("attachServiceToVPC"))
 	}
 
-	// The attach is still under way: CONFIGURING, no vpc_endpoint yet.
+	// The attach is still under way: CONFIGURING, and (as on the live API) no vpc_endpoint yet.
 	mu.Lock()
 	serviceID = deref(svcs[0].ServiceID)
-	if ep := api.VPCEndpointOf(&svcs[0]); ep != nil {
-		vpcID = deref(ep.VpcID)
-		cp := *ep
-		endpoint = &cp
-	}
-	if endpoint == nil {
+	if st := deref(svcs[0].Status); st != api.CONFIGURING || api.VPCEndpointOf(&svcs[0]) != nil {
 		mu.Unlock()
-		t.Fatal("the emulator did not record the attach")
+		t.Fatalf("while the attach is under way: status %s, vpc_endpoint %v; want CONFIGURING and none", st, api.VPCEndpointOf(&svcs[0]))
 	}
 	srv.SetTiming(emulator.FastTiming())
-	srv.SetServiceStatus(testProjectID, serviceID, api.CONFIGURING)
-	srv.UpdateService(testProjectID, serviceID, func(s *api.Service) { s.VpcEndpoint = nil })
 	phase = 2
 	mu.Unlock()
+	vpcID := attachedVPCID(t, srv)
 
 	// 2. apply again: it must converge on its first try.
 	before := srv.Calls("attachServiceToVPC")
@@ -255,6 +242,16 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 	if left := waitEmulatorEmpty(srv); len(left) > 0 {
 		t.Errorf("after destroy the emulator still holds %v", left)
 	}
+}
+
+// attachedVPCID is the id of the one VPC of the test's project.
+func attachedVPCID(t *testing.T, srv *emulator.Server) string {
+	t.Helper()
+	vpcs, err := testClient(t, srv).ListVPCs(context.Background())
+	if err != nil || len(vpcs) != 1 {
+		t.Fatalf("want the one VPC of the configuration: %v, %v", vpcs, err)
+	}
+	return deref(vpcs[0].ID)
 }
 
 // count409 counts the requests answered 409.
