@@ -1,6 +1,7 @@
 package pgbackend
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -374,14 +375,21 @@ func (m *Manager) basebackup(ctx context.Context, src *Instance, in *Instance, s
 	if standby {
 		args = append(args, "-R")
 	}
-	cmd := exec.CommandContext(ctx, filepath.Join(m.binDir, "pg_basebackup"), args...)
-	cmd.Dir = in.dir
-	cmd.Env = childEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: m.cred, Pdeathsig: syscall.SIGKILL}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("pgbackend: pg_basebackup of %s: %w\n%s", src.name, err, tail(out, 1500))
+	// A copy whose WAL was recycled under it (a busy machine) is made again, a few times at most.
+	for attempt := 1; ; attempt++ {
+		cmd := exec.CommandContext(ctx, filepath.Join(m.binDir, "pg_basebackup"), args...)
+		cmd.Dir = in.dir
+		cmd.Env = childEnv()
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: m.cred, Pdeathsig: syscall.SIGKILL}
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			return nil
+		}
+		if attempt >= 3 || !bytes.Contains(out, []byte("has already been removed")) || ctx.Err() != nil {
+			return fmt.Errorf("pgbackend: pg_basebackup of %s: %w\n%s", src.name, err, tail(out, 1500))
+		}
+		_ = os.RemoveAll(in.data)
 	}
-	return nil
 }
 
 // Fork starts the instance name as a physical copy of the running instance src (roles,

@@ -442,6 +442,9 @@ max_wal_senders = 6
 max_replication_slots = 6
 min_wal_size = 4MB
 max_wal_size = 64MB
+# Keep recent WAL for pg_basebackup -X stream and standbys that start a moment behind: with 1 MB
+# segments a checkpoint under load could recycle the segment a copy still needs.
+wal_keep_size = 32MB
 checkpoint_timeout = 1h
 hot_standby = on
 # Fewer idle processes: no autovacuum launcher, no logical replication launcher.
