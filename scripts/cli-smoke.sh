@@ -96,8 +96,8 @@ log "plan again: expecting no changes"
 	cat "$work/plan.log" >&2
 	die "$name: the plan after apply is not empty"
 }
-vpc_id="$(cd "$dir" && "$cli" state show -no-color dbcloud_vpc.main | sed -n 's/^[[:space:]]*id[[:space:]]*= "\(.*\)"$/\1/p')"
-[[ -n "$vpc_id" ]] || die "$name: no id for dbcloud_vpc.main in state"
+vpc_id="$(cd "$dir" && "$cli" state show -no-color 'dbcloud_vpc.main[0]' | sed -n 's/^[[:space:]]*id[[:space:]]*= "\(.*\)"$/\1/p')"
+[[ -n "$vpc_id" ]] || die "$name: no id for dbcloud_vpc.main[0] in state"
 
 log "import the VPC ($vpc_id) into a fresh state by its string id"
 dir2="$work/import"
