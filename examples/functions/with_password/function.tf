@@ -12,12 +12,12 @@ variable "db_password" {
   sensitive = true
 }
 
-locals {
-  base_uri = "postgresql://tsdbadmin@db.example.com:5432/tsdb?sslmode=require"
+resource "dbcloud_service" "app" {
+  name = "app-db"
 }
 
-# postgresql://tsdbadmin:<the password, percent-encoded>@db.example.com:5432/tsdb?sslmode=require
+# postgresql://tsdbadmin:<the password, percent-encoded>@<hostname>:<port>/tsdb?sslmode=require
 output "database_url" {
-  value     = provider::dbcloud::with_password(local.base_uri, var.db_password)
+  value     = provider::dbcloud::with_password(dbcloud_service.app.connection_uri, var.db_password)
   sensitive = true
 }
