@@ -2,7 +2,8 @@ package provider
 
 // The one place for what every resource and data source needs around its own logic: the type name,
 // the provider data (Configure), the "provider not configured" guard, and, for resources, identity
-// kept in sync with state after Create, Read and Update and import by identity. Each resource
+// kept in sync with state after Create, Read and Update, import by identity, and the analytics event
+// of each create, update and delete that succeeded. Each resource
 // implements its CRUD and embeds resourceBase; its constructor wraps it with manageResource, and
 // the wrapper does the rest, so no resource calls these by hand.
 
@@ -85,6 +86,14 @@ func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest
 	if !isPlaceholder(ctx, resp.State) {
 		syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	}
+	m.tracked(ctx, resp.Diagnostics, "create")
+}
+
+// tracked sends the analytics event of an operation that succeeded (nothing when analytics is off).
+func (m *managedResource) tracked(ctx context.Context, diags diag.Diagnostics, action string) {
+	if !diags.HasError() {
+		m.impl.base().pd.analytics.track(ctx, m.impl.base().typeName, action)
+	}
 }
 
 func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -121,6 +130,7 @@ func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 	m.impl.Update(ctx, req, resp)
 	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+	m.tracked(ctx, resp.Diagnostics, "update")
 }
 
 func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -136,6 +146,7 @@ func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest
 		req.State = state
 	}
 	m.impl.Delete(ctx, req, resp)
+	m.tracked(ctx, resp.Diagnostics, "delete")
 }
 
 // ImportState imports by identity (an import block with `identity = {...}`) here, and by a string

@@ -1,16 +1,20 @@
 package provider
 
 // List resources (Terraform >= 1.14: `list` blocks in .tfquery.hcl files, `terraform query`): one per
-// resource type, in <resource>_list.go. Each maps a listed record with its resource's own model and
+// resource type, all in this file after the shared helpers. Each maps a listed record with its resource's own model and
 // applyRecord (no mapping of its own), and derives the identity from that model, as Read does.
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -107,4 +111,207 @@ func nullTimeouts(ctx context.Context, req list.ListRequest) timeouts.Value {
 // listFilterMatches reports whether an optional string filter accepts v (an unset filter accepts all).
 func listFilterMatches(filter types.String, v string) bool {
 	return filter.IsNull() || filter.IsUnknown() || filter.ValueString() == v
+}
+
+// ---- The dbcloud_service list resource: the services of the provider's project, filtered as the
+// dbcloud_services data source filters them.
+
+var _ list.ListResourceWithConfigure = (*serviceListResource)(nil)
+
+// NewServiceListResource is the dbcloud_service list resource.
+func NewServiceListResource() list.ListResource {
+	return &serviceListResource{resourceBase{typeName: serviceTypeName}}
+}
+
+type serviceListResource struct{ resourceBase }
+
+type serviceListModel struct {
+	Name        types.String `tfsdk:"name"`
+	ServiceType types.String `tfsdk:"service_type"`
+	Status      types.String `tfsdk:"status"`
+}
+
+func (r *serviceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the services of the provider's project, oldest first, optionally filtered " +
+			"(as the `dbcloud_services` data source). Filters match exactly; unset filters match everything. Deleted services are left out.",
+		Attributes: map[string]listschema.Attribute{
+			"name":         listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services with exactly this name."},
+			"service_type": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services of exactly this type, e.g. `POSTGRES`, `TIMESERIESDB`, `VECTOR`."},
+			"status":       listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services with exactly this status, e.g. `READY`."},
+		},
+	}
+}
+
+func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg serviceListModel
+	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+		return
+	}
+	services, err := r.pd.client.ListServices(ctx)
+	if err != nil {
+		stream.Results = r.pd.listError(ctx, "Could not list services", err)
+		return
+	}
+	projectID := r.pd.client.ProjectID()
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, services, func(s *api.Service) (any, string, bool) {
+		if serviceIsGone(s) || !listFilterMatches(cfg.Name, deref(s.Name)) ||
+			!listFilterMatches(cfg.ServiceType, deref(s.ServiceType)) || !listFilterMatches(cfg.Status, serviceStatus(s)) {
+			return nil, "", false
+		}
+		m := serviceModelFromRecord(s, projectID)
+		m.Timeouts = timeouts
+		return m, fmt.Sprintf("%s (%s)", deref(s.Name), deref(s.ServiceID)), true
+	})
+}
+
+// serviceModelFromRecord is the resource model of a service found by listing: what Read makes of an
+// imported service (addons derived from service_type, deletion_protection false, no password).
+// Timeouts are left to the caller.
+func serviceModelFromRecord(s *api.Service, projectID string) serviceResourceModel {
+	m := serviceResourceModel{Fork: types.ObjectNull(serviceForkAttrTypes)}
+	m.Addons = types.SetNull(types.StringType)
+	m.applyRecord(s, projectID)
+	m.Addons = serviceAddonsSet(addonsForServiceType(m.ServiceType.ValueString()))
+	m.DeletionProtection = types.BoolValue(false)
+	m.forState()
+	return m
+}
+
+// ---- The dbcloud_read_replica_set list resource: the read replica sets of one service.
+
+var _ list.ListResourceWithConfigure = (*readReplicaSetListResource)(nil)
+
+// NewReadReplicaSetListResource is the dbcloud_read_replica_set list resource.
+func NewReadReplicaSetListResource() list.ListResource {
+	return &readReplicaSetListResource{resourceBase{typeName: replicaSetTypeName}}
+}
+
+type readReplicaSetListResource struct{ resourceBase }
+
+type readReplicaSetListModel struct {
+	ServiceID types.String `tfsdk:"service_id"`
+}
+
+func (r *readReplicaSetListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the read replica sets of one service (sets being deleted are left out).",
+		Attributes: map[string]listschema.Attribute{
+			"service_id": listschema.StringAttribute{Required: true, MarkdownDescription: "Id of the service whose replica sets to list."},
+		},
+	}
+}
+
+func (r *readReplicaSetListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg readReplicaSetListModel
+	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+		return
+	}
+	serviceID := cfg.ServiceID.ValueString()
+	sets, err := r.pd.client.ListReplicaSets(ctx, serviceID)
+	if err != nil {
+		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the read replica sets of service %s", serviceID), err)
+		return
+	}
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, sets, func(rs *api.ReadReplicaSet) (any, string, bool) {
+		if deref(rs.ID) == "" || deref(rs.Status) == api.ReplicaSetStatusDeleting {
+			return nil, "", false
+		}
+		m := readReplicaSetModel{replicaSetFields: replicaSetData(rs), ServiceID: types.StringValue(serviceID), Timeouts: timeouts}
+		return m, fmt.Sprintf("%s (%s/%s)", deref(rs.Name), serviceID, deref(rs.ID)), true
+	})
+}
+
+// ---- The dbcloud_vpc list resource: the VPCs of the provider's project.
+
+var _ list.ListResourceWithConfigure = (*vpcListResource)(nil)
+
+// NewVPCListResource is the dbcloud_vpc list resource.
+func NewVPCListResource() list.ListResource {
+	return &vpcListResource{resourceBase{typeName: vpcTypeName}}
+}
+
+type vpcListResource struct{ resourceBase }
+
+type vpcListModel struct {
+	Name types.String `tfsdk:"name"`
+}
+
+func (r *vpcListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the VPCs of the provider's project, optionally only those of one name.",
+		Attributes: map[string]listschema.Attribute{
+			"name": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only VPCs with exactly this name."},
+		},
+	}
+}
+
+func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg vpcListModel
+	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+		return
+	}
+	vpcs, err := r.pd.client.ListVPCs(ctx)
+	if err != nil {
+		stream.Results = r.pd.listError(ctx, "Could not list VPCs", err)
+		return
+	}
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, vpcs, func(v *api.VPC) (any, string, bool) {
+		if deref(v.ID) == "" || !listFilterMatches(cfg.Name, deref(v.Name)) {
+			return nil, "", false
+		}
+		m := vpcModel{Timeouts: timeouts}
+		m.applyRecord(v)
+		return m, fmt.Sprintf("%s (%s)", deref(v.Name), deref(v.ID)), true
+	})
+}
+
+// ---- The dbcloud_vpc_peering list resource: the peerings of one VPC.
+
+var _ list.ListResourceWithConfigure = (*vpcPeeringListResource)(nil)
+
+// NewVPCPeeringListResource is the dbcloud_vpc_peering list resource.
+func NewVPCPeeringListResource() list.ListResource {
+	return &vpcPeeringListResource{resourceBase{typeName: peeringTypeName}}
+}
+
+type vpcPeeringListResource struct{ resourceBase }
+
+type vpcPeeringListModel struct {
+	VPCID types.String `tfsdk:"vpc_id"`
+}
+
+func (r *vpcPeeringListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: "Lists the peerings of one VPC (peerings being deleted are left out).",
+		Attributes: map[string]listschema.Attribute{
+			"vpc_id": listschema.StringAttribute{Required: true, MarkdownDescription: "Id of the VPC whose peerings to list."},
+		},
+	}
+}
+
+func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg vpcPeeringListModel
+	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+		return
+	}
+	vpcID := cfg.VPCID.ValueString()
+	peerings, err := r.pd.client.ListPeerings(ctx, vpcID)
+	if err != nil {
+		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the peerings of VPC %s", vpcID), err)
+		return
+	}
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, peerings, func(p *api.Peering) (any, string, bool) {
+		if deref(p.ID) == "" || strings.EqualFold(deref(p.Status), "deleting") {
+			return nil, "", false
+		}
+		m := vpcPeeringModel{ID: types.StringValue(deref(p.ID)), VPCID: types.StringValue(vpcID), Timeouts: timeouts}
+		m.applyRecord(p)
+		nullUnknowns(&m)
+		return m, fmt.Sprintf("%s/%s -> %s", vpcID, deref(p.ID), deref(p.PeerVpcID)), true
+	})
 }

@@ -270,7 +270,7 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	switch {
 	case err == nil:
-		r.pd.analytics.track(ctx, replicaSetTypeName, "create")
+		// created and set up
 	case wait.Interrupted(err):
 		// Interrupted (Ctrl-C): keep the set in state untainted; the next plan sees its status
 		// (creating) and plans the wait (ModifyPlan), instead of a destroy and a second create.
@@ -390,9 +390,6 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	}
 	nullUnknowns(&plan)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if changed {
-		r.pd.analytics.track(ctx, replicaSetTypeName, "update")
-	}
 }
 
 func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -424,18 +421,10 @@ func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.Delete
 		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete read replica set", err)
 		return
 	}
-	r.pd.analytics.track(ctx, replicaSetTypeName, "delete")
 }
 
 func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts, err := splitImportID(req.ID, "service_id", "replica_set_id")
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID for dbcloud_read_replica_set",
-			err.Error()+". Example: terraform import dbcloud_read_replica_set.example rp1pz7uyae/rs7k2m9q4x")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("service_id"), parts[0])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), parts[1])...)
+	importIDParts(ctx, req, resp, replicaSetTypeName, "rp1pz7uyae/rs7k2m9q4x", []string{"service_id", "replica_set_id"}, []string{"service_id", "id"})
 }
 
 // ---- model <-> API ----

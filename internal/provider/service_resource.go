@@ -138,7 +138,6 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
-	r.pd.analytics.track(ctx, serviceTypeName, "create")
 }
 
 // createAndRecord sends the create (or fork) and records the new service in state. ok is false when
@@ -450,7 +449,6 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 		pd.addError(ctx, &resp.Diagnostics, "Could not delete service", err)
 		return
 	}
-	pd.analytics.track(ctx, serviceTypeName, "delete")
 }
 
 func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -257,7 +257,6 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		// The configured addons were adopted: they are no longer derived.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)
 	}
-	pd.analytics.track(ctx, serviceTypeName, "update")
 }
 
 // updateActions are the API calls of an update: those the change from state to plan needs

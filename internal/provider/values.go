@@ -16,6 +16,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -30,6 +32,20 @@ func withTimeout(ctx context.Context, get func(context.Context, time.Duration) (
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	return ctx, cancel, true
+}
+
+// importIDParts imports by an ID of the form <a>/<b>: it sets the state attributes attrs (the last is
+// "id") from its parts, or says which form is expected with an example.
+func importIDParts(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, typeName, example string, names, attrs []string) {
+	parts, err := splitImportID(req.ID, names...)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import ID for "+typeName,
+			err.Error()+". Example: terraform import "+typeName+".example "+example)
+		return
+	}
+	for i, a := range attrs {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(a), parts[i])...)
+	}
 }
 
 // splitImportID splits an import ID of the form a/b into its parts, naming the expected form on error.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -196,8 +195,6 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 				"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", id, vpcID, state.Status.ValueString()))
 	case err != nil:
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-	default:
-		r.pd.analytics.track(ctx, peeringTypeName, "create")
 	}
 }
 
@@ -261,18 +258,10 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC peering", err)
 		return
 	}
-	r.pd.analytics.track(ctx, peeringTypeName, "delete")
 }
 
 func (r *vpcPeeringResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts, err := splitImportID(req.ID, "vpc_id", "peering_id")
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import ID for dbcloud_vpc_peering",
-			err.Error()+". Example: terraform import dbcloud_vpc_peering.example 1234567890/2345678901")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vpc_id"), parts[0])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), parts[1])...)
+	importIDParts(ctx, req, resp, peeringTypeName, "1234567890/2345678901", []string{"vpc_id", "peering_id"}, []string{"vpc_id", "id"})
 }
 
 // applyRecord copies what the API reports into the model. Fields the record leaves out keep their

@@ -135,7 +135,6 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 	plan.ID = types.StringValue(deref(vpc.ID))
 	plan.applyRecord(vpc)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.pd.analytics.track(ctx, vpcTypeName, "create")
 }
 
 func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -172,7 +171,6 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 			return
 		}
 		plan.applyRecord(vpc)
-		r.pd.analytics.track(ctx, vpcTypeName, "update")
 	}
 	plan.ID = state.ID
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -225,7 +223,6 @@ func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, re
 		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC", err)
 		return
 	}
-	r.pd.analytics.track(ctx, vpcTypeName, "delete")
 }
 
 func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
