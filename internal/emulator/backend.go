@@ -148,10 +148,38 @@ func (e *Emulator) dbReplicaSet(s *serviceRec, rs *replicaSetRec) error {
 	return nil
 }
 
-// dbReplicaSetReady reports whether the replica set may turn active: always without a backend.
+// ReplicaSetFailer is what a ReplicaSetBackend also implements when a replica set's standby can fail
+// to start: the set then ends in status error (terminal on the live API), not creating forever.
+type ReplicaSetFailer interface {
+	ReplicaSetFailed(replicaSetID string) bool
+}
+
+// dbReplicaSetSettled reports whether a new replica set's provisioning is over (ready or failed):
+// always without a backend.
+func (e *Emulator) dbReplicaSetSettled(rs *replicaSetRec) bool {
+	return e.dbReplicaSetReady(rs) || e.dbReplicaSetFailed(rs)
+}
+
+// dbReplicaSetOutcome is the status a replica set whose provisioning is over turns to.
+func (e *Emulator) dbReplicaSetOutcome(rs *replicaSetRec) api.ReplicaSetStatus {
+	if e.dbReplicaSetFailed(rs) {
+		if e.logf != nil {
+			e.logf("emulator: database backend: replica set %s could not be provisioned: status error", rs.id())
+		}
+		return api.ReplicaSetStatusError
+	}
+	return api.ReplicaSetStatusActive
+}
+
+// dbReplicaSetReady reports whether the replica set's standby runs: always without a backend.
 func (e *Emulator) dbReplicaSetReady(rs *replicaSetRec) bool {
 	rb, ok := e.db.(ReplicaSetBackend)
 	return !ok || rb.ReplicaSetReady(rs.id())
+}
+
+func (e *Emulator) dbReplicaSetFailed(rs *replicaSetRec) bool {
+	f, ok := e.db.(ReplicaSetFailer)
+	return ok && !e.dbReplicaSetReady(rs) && f.ReplicaSetFailed(rs.id())
 }
 
 // dbReplicaSetDelete removes a replica set's standby; a failure is only logged.

@@ -172,3 +172,45 @@ func TestDatabaseBackendHooks(t *testing.T) {
 		t.Errorf("calls:\n got %q\nwant %q", got, want)
 	}
 }
+
+// replicaFakeDB is a fakeDB whose replica sets get a standby that is ready or fails (failed).
+type replicaFakeDB struct {
+	fakeDB
+	failed bool
+}
+
+func (f *replicaFakeDB) OnReplicaSet(_, id string) (string, int, error) {
+	return "127.0.0.1", 16432, nil
+}
+func (f *replicaFakeDB) OnReplicaSetDelete(_, _ string) error { return nil }
+func (f *replicaFakeDB) ReplicaSetReady(string) bool          { return !f.failed }
+func (f *replicaFakeDB) ReplicaSetFailed(string) bool         { return f.failed }
+
+// A replica set whose standby cannot be made ends in status error (terminal, as on the live API),
+// instead of staying creating until the client's timeout; one that can turns active.
+func TestReplicaSetBackendFailureIsStatusError(t *testing.T) {
+	for _, failed := range []bool{false, true} {
+		db := &replicaFakeDB{failed: failed}
+		db.setReady(true)
+		clk := newFakeClock()
+		e := newEnv(t, Options{Timing: FastTiming(), Now: clk.Now, Database: db})
+		e.clk = clk
+		s := e.readyService(api.ServiceCreate{Name: fmt.Sprintf("primary-%v", failed)})
+		r, err := e.c.CreateReplicaSetWithResponse(e.ctx, testProject, *s.ServiceID, api.ReadReplicaSetCreate{Name: "r", Nodes: 1, CPUMillis: 500, MemoryGbs: 2})
+		if err != nil || r.JSON202 == nil {
+			t.Fatalf("create replica set: %v %s", err, r.Body)
+		}
+		clk.Advance(time.Hour)
+		got, ok := e.srv.ReplicaSet(testProject, *s.ServiceID, *r.JSON202.ID)
+		if !ok {
+			t.Fatal("the replica set is gone")
+		}
+		want := api.ReplicaSetStatusActive
+		if failed {
+			want = api.ReplicaSetStatusError
+		}
+		if st := deref(got.Status); st != want {
+			t.Errorf("standby failed = %v: status %s, want %s", failed, st, want)
+		}
+	}
+}

@@ -87,8 +87,8 @@ func (h handlers) CreateReplicaSet(w http.ResponseWriter, r *http.Request, proje
 			Metadata:  &api.ServiceMetadata{Environment: ptr(string(api.DEV))},
 			Endpoint:  &api.Endpoint{Host: ptr(replicaSetHost(projectID, serviceID, id)), Port: ptr(DatabasePort)},
 		}}
-		rs.steps = []step{{at: now.Add(e.timing.ReplicaCreating), do: func() { rs.setStatus(api.ReplicaSetStatusActive) },
-			wait: func() bool { return e.dbReplicaSetReady(rs) }}}
+		rs.steps = []step{{at: now.Add(e.timing.ReplicaCreating), do: func() { rs.setStatus(e.dbReplicaSetOutcome(rs)) },
+			wait: func() bool { return e.dbReplicaSetSettled(rs) }}}
 		if e.db != nil {
 			if err := e.dbReplicaSet(s, rs); err != nil && e.logf != nil {
 				e.logf("emulator: database backend: replica set %s of service %s: %v", id, serviceID, err)

@@ -303,6 +303,21 @@ func (b *Backend) OnReplicaSet(serviceID, replicaSetID string) (string, int, err
 	return host, port, nil
 }
 
+// ReplicaSetFailed reports whether the replica set's standby could not be made (the emulator then
+// shows the set in status error).
+func (b *Backend) ReplicaSetFailed(replicaSetID string) bool {
+	o := b.op(replicaSetID)
+	if o == nil {
+		return false
+	}
+	select {
+	case <-o.done:
+		return o.err != nil
+	default:
+		return false
+	}
+}
+
 // ReplicaSetReady reports whether the replica set's standby runs.
 func (b *Backend) ReplicaSetReady(replicaSetID string) bool {
 	o := b.op(replicaSetID)
