@@ -289,7 +289,7 @@ done < <(go test -run '^$' -bench '^BenchmarkProviderSchema$' -benchtime=20x -co
 	awk '/^BenchmarkProviderSchema/ { print $3 }')
 
 log "waiting model (TestScheduleTable)"
-DBCLOUD_SCHEDULE_TABLE="$work/schedule.md" go test -count=1 -run '^TestScheduleTable$' ./internal/provider >/dev/null
+DBCLOUD_SCHEDULE_TABLE="$work/schedule.md" go test -count=1 -run '^TestScheduleTable$' ./internal/wait >/dev/null
 schedule_table="$(cat "$work/schedule.md")"
 
 # ---- report ---------------------------------------------------------------------------------

@@ -121,6 +121,12 @@ func (r *serviceResource) planDestroy(ctx context.Context, req resource.ModifyPl
 // planUpdate plans a change of an existing service: a replacement (and its protection), or an
 // update, which a paused service may refuse, and which moves some computed values and the status.
 func (r *serviceResource) planUpdate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.Equal(req.State.Raw) {
+		if b, d := req.Private.GetKey(ctx, privateResumeCreate); d.HasError() || string(b) != "true" {
+			planUnchanged(ctx, req, resp)
+			return
+		}
+	}
 	var state, plan serviceResourceModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -189,6 +195,25 @@ func (r *serviceResource) planUpdate(ctx context.Context, req resource.ModifyPla
 	case !wantPaused && (statePaused || serviceUpdateCallsAPI(plan, state)):
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.READY)))...)
 	}
+}
+
+// planUnchanged is planUpdate when nothing changed (most services of most plans), without decoding
+// the whole state and plan: nothing is replaced or refused, and only a status in state that is
+// neither READY nor PAUSED (an interrupted create or update) plans the status the configuration
+// wants, so that an update runs and waits for it.
+func planUnchanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var status types.String
+	var paused types.Bool
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("status"), &status)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("paused"), &paused)...)
+	if resp.Diagnostics.HasError() || serviceStatusSettled(status.ValueString()) {
+		return
+	}
+	target := string(api.READY)
+	if paused.ValueBool() {
+		target = string(api.PAUSED)
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(target))...)
 }
 
 // planUpdateComputed: in an update, computed values keep their state value (UseStateForUnknown),
