@@ -145,20 +145,25 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 // stop stops the server (fast shutdown, then immediate, then kill) and waits for it (the caller
 // holds in.mu).
 func (in *Instance) stop() {
-	if in.cmd == nil {
+	stopProcess(in.cmd, in.exited, 10*time.Second, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGKILL)
+	in.cmd = nil
+}
+
+// stopProcess sends the signals in turn, each given up to grace to end the process, until exited is
+// closed (nothing to do when cmd is nil).
+func stopProcess(cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration, sigs ...syscall.Signal) {
+	if cmd == nil {
 		return
 	}
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGKILL} {
-		_ = in.cmd.Process.Signal(sig)
+	for _, sig := range sigs {
+		_ = cmd.Process.Signal(sig)
 		select {
-		case <-in.exited:
-			in.cmd = nil
+		case <-exited:
 			return
-		case <-time.After(10 * time.Second):
+		case <-time.After(grace):
 		}
 	}
-	<-in.exited
-	in.cmd = nil
+	<-exited
 }
 
 // connectLocal connects as the superuser over the unix socket.

@@ -197,19 +197,7 @@ func (p *pooler) startOnce() error {
 
 // stop stops PgBouncer (SIGTERM: immediate shutdown, then SIGKILL) and waits for it.
 func (p *pooler) stop() {
-	if p.cmd == nil {
-		return
-	}
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		_ = p.cmd.Process.Signal(sig)
-		select {
-		case <-p.exited:
-			p.cmd = nil
-			return
-		case <-time.After(5 * time.Second):
-		}
-	}
-	<-p.exited
+	stopProcess(p.cmd, p.exited, 5*time.Second, syscall.SIGTERM, syscall.SIGKILL)
 	p.cmd = nil
 }
 
