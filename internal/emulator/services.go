@@ -132,6 +132,11 @@ func (h handlers) ListServices(w http.ResponseWriter, _ *http.Request, projectID
 		if p := h.e.state[projectID]; p != nil {
 			for _, s := range p.services {
 				out = append(out, s.view())
+				if h.e.listStandbys {
+					for _, rs := range s.replicaSets {
+						out = append(out, standbyView(projectID, s, rs))
+					}
+				}
 			}
 		}
 		return http.StatusOK, out, nil

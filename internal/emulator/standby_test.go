@@ -174,3 +174,28 @@ func TestServicePathRefusesReplicaSetIDs(t *testing.T) {
 	e.mustStatus(rsid, api.READY) // GET still answers it
 
 }
+
+// TestListStandbysOption: with Options.ListStandbys the list of services also holds each replica set's
+// standby record, after its primary, as GET answers it.
+func TestListStandbysOption(t *testing.T) {
+	t.Parallel()
+	clk := newFakeClock()
+	e := newEnv(t, Options{Timing: FastTiming(), Now: clk.Now, ListStandbys: true})
+	e.clk = clk
+	pid := str(e.readyService(api.ServiceCreate{Name: "primary"}).ServiceID)
+	rsid := e.readyReplicaSet(pid, api.ReadReplicaSetCreate{Name: "reads", Nodes: 1, CPUMillis: 1000, MemoryGbs: 4})
+	l, err := e.c.ListServicesWithResponse(e.ctx, testProject)
+	if err != nil || l.JSON200 == nil {
+		t.Fatalf("list: %v", err)
+	}
+	got := *l.JSON200
+	if len(got) != 2 || str(got[0].ServiceID) != pid || str(got[1].ServiceID) != rsid {
+		t.Fatalf("list = %s, want %s then the standby %s", l.Body, pid, rsid)
+	}
+	if ff := got[1].ForkedFrom; ff == nil || ff.IsStandby == nil || !*ff.IsStandby || str(ff.ServiceID) != pid {
+		t.Errorf("listed standby forked_from = %+v", ff)
+	}
+	if ff := got[0].ForkedFrom; ff != nil {
+		t.Errorf("primary forked_from = %+v", ff)
+	}
+}
