@@ -382,3 +382,44 @@ resource "dbcloud_service" "fork" {
 		}
 	}
 }
+
+// The refresh cache leaves a listed standby record to the GET of its id (so a Read sees what GET
+// answers, and refuses it), and serves the services from the list as before.
+func TestServiceReadCacheLeavesStandbysToGet(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing = emulator.Timing{}; o.ListStandbys = true })
+	ctx := context.Background()
+	plain := testClient(t, srv)
+	svc, err := plain.CreateService(ctx, api.ServiceCreate{Name: "cache-primary"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	primaryID := deref(svc.ServiceID)
+	rs, err := plain.CreateReplicaSet(ctx, primaryID, api.ReadReplicaSetCreate{Name: "reads", Nodes: 1, CPUMillis: 500, MemoryGbs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsID := deref(rs.ID)
+	cache := newServiceReadCache()
+	c, err := api.New(cache.config(api.Config{BaseURL: srv.URL, AccessKey: testAccessKey, SecretKey: testSecretKey, ProjectID: testProjectID, Retry: testRetry}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(testClientList(t, srv)); n != 2 {
+		t.Fatalf("the emulator lists %d records, want 2", n)
+	}
+	srv.ResetRequests()
+	got, err := cache.GetService(ctx, c, primaryID)
+	if err != nil || deref(got.ServiceID) != primaryID {
+		t.Fatalf("GetService(primary) = %v, %v", got, err)
+	}
+	got, err = cache.GetService(ctx, c, rsID)
+	if err != nil || !isStandbyRecord(got) || deref(got.ForkedFrom.ServiceID) != primaryID {
+		t.Fatalf("GetService(replica set id) = %+v, %v: want the standby record", got, err)
+	}
+	if l, g := srv.Calls("listServices"), srv.Calls("getService"); l != 1 || g != 1 {
+		t.Errorf("list %d, get %d: want one list (the primary) and one GET (the standby)", l, g)
+	}
+	if err := notStandby(rsID, got); err == nil || !strings.Contains(err.Error(), primaryID+"/"+rsID) {
+		t.Errorf("notStandby = %v, want the import id %s/%s", err, primaryID, rsID)
+	}
+}
