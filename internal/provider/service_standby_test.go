@@ -423,3 +423,28 @@ func TestServiceReadCacheLeavesStandbysToGet(t *testing.T) {
 		t.Errorf("notStandby = %v, want the import id %s/%s", err, primaryID, rsID)
 	}
 }
+
+// An action (Terraform >= 1.14) given a replica set's id reads it and sends nothing.
+func TestAccServiceActions_replicaSetIDRefused(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	tf := roundTripTerraform(t, "1.14.0")
+	srv := newTestEmulator(t)
+	primaryID, rsID := standbyTestSetUp(t, srv, "standby-action")
+	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
+	at.write(t, providerBlock(srv)+fmt.Sprintf(`
+action "dbcloud_service_pause" "reads" {
+  config {
+    service_id = %q
+  }
+}
+`, rsID))
+	tf.run(t, at.dir, "init", "-input=false")
+	out, code, _ := at.invoke(t, "dbcloud_service_pause.reads")
+	if code == 0 || !words(standbySummary, rsID+" is the id of read replica set", "of service "+primaryID).MatchString(out) {
+		t.Errorf("pause of a replica set id: exit code %d, want the replica set error:\n%s", code, out)
+	}
+	if err := standbyNoChangeSent(srv, rsID); err != nil {
+		t.Error(err)
+	}
+}
