@@ -172,18 +172,18 @@ func New(opts Options) *Emulator {
 		panic(fmt.Sprintf("emulator: loading openapi.yaml: %v", err))
 	}
 	e := &Emulator{
-		accessKey:    opts.AccessKey,
-		secretKey:    opts.SecretKey,
-		now:          opts.Now,
-		logf:         opts.Logf,
-		spec:         sp,
-		db:           opts.Database,
-		listStandbys: opts.ListStandbys,
-		timing:       opts.Timing,
-		state:        map[string]*projectState{},
-		usedIDs:      map[string]bool{},
-		idRand:       rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+		accessKey: opts.AccessKey,
+		secretKey: opts.SecretKey,
+		now:       opts.Now,
+		logf:      opts.Logf,
+		spec:      sp,
+		db:        opts.Database,
+		timing:    opts.Timing,
+		state:     map[string]*projectState{},
+		usedIDs:   map[string]bool{},
+		idRand:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
 	}
+	e.listStandbys = opts.ListStandbys
 	if e.now == nil {
 		e.now = time.Now
 	}
