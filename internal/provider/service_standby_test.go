@@ -294,8 +294,11 @@ resource "dbcloud_read_replica_set" "reads" {
 					return err
 				}
 				ids, err := netTestAttr(s, "data.dbcloud_services.all", "ids.#")
-				if err != nil || ids != "2" {
-					return fmt.Errorf("dbcloud_services lists %s ids (%v), want 2 (%s and %s)", ids, err, primaryID, managed)
+				if err != nil {
+					return err
+				}
+				if ids != "2" {
+					return fmt.Errorf("dbcloud_services lists %s ids, want 2 (%s and %s)", ids, primaryID, managed)
 				}
 				if n := len(testClientList(t, srv)); n != 4 {
 					return fmt.Errorf("the emulator lists %d records, want 4 (two services, two standbys)", n)
