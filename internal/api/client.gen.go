@@ -241,10 +241,15 @@ type ForkServiceCreate struct {
 // ForkStrategy defines model for ForkStrategy.
 type ForkStrategy string
 
-// ForkedFrom Present when the service is a fork; absent (sometimes null) otherwise.
+// ForkedFrom Present when the service is a fork, or when the record is a read replica set's standby (GET of the
+// service path with a replica set's id); absent (sometimes null) otherwise.
 type ForkedFrom struct {
+	// IsStandby true: the record is the standby of a read replica set (its id is the set's), not a service.
+	// Clients that list services skip such records and never send a state-changing call for its id.
 	IsStandby *bool   `json:"is_standby,omitempty"`
 	ProjectID *string `json:"project_id,omitempty"`
+
+	// ServiceID The source service; for a standby, the primary of the read replica set.
 	ServiceID *string `json:"service_id,omitempty"`
 }
 
@@ -357,7 +362,8 @@ type Service struct {
 	Created          *time.Time        `json:"created,omitempty"`
 	Endpoint         *Endpoint         `json:"endpoint,omitempty"`
 
-	// ForkedFrom Present when the service is a fork; absent (sometimes null) otherwise.
+	// ForkedFrom Present when the service is a fork, or when the record is a read replica set's standby (GET of the
+	// service path with a replica set's id); absent (sometimes null) otherwise.
 	ForkedFrom *ForkedFrom `json:"forked_from,omitempty"`
 	HaReplicas *HAReplicas `json:"ha_replicas,omitempty"`
 
@@ -734,6 +740,12 @@ type ClientInterface interface {
 	DeleteService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetService Get a Service
+	//
+	// Also resolves a read replica set's id: the answer is then a Service record of the standby, with
+	// forked_from = {project_id, service_id: the primary's id, is_standby: true}, the set's endpoint
+	// (and connection_pooler when on), name and size, and the primary's type and region. Such a record
+	// is a read replica set, not a service: the list of services does not hold it, and no other call on
+	// this path takes a replica set's id (manage it under services/{primary}/replicaSets/{id}).
 	//
 	// Corresponds with GET /projects/{project_id}/services/{service_id} (the `GetService` operationId).
 	GetService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1207,6 +1219,12 @@ func (c *RawClient) DeleteService(ctx context.Context, projectID ProjectID, serv
 }
 
 // GetService Get a Service
+//
+// Also resolves a read replica set's id: the answer is then a Service record of the standby, with
+// forked_from = {project_id, service_id: the primary's id, is_standby: true}, the set's endpoint
+// (and connection_pooler when on), name and size, and the primary's type and region. Such a record
+// is a read replica set, not a service: the list of services does not hold it, and no other call on
+// this path takes a replica set's id (manage it under services/{primary}/replicaSets/{id}).
 //
 // Corresponds with GET /projects/{project_id}/services/{service_id} (the `GetService` operationId).
 func (c *RawClient) GetService(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3880,6 +3898,12 @@ type ClientWithResponsesInterface interface {
 	DeleteServiceWithResponse(ctx context.Context, projectID ProjectID, serviceID ServiceID, reqEditors ...RequestEditorFn) (*DeleteServiceResponse, error)
 
 	// GetServiceWithResponse Get a Service
+	//
+	// Also resolves a read replica set's id: the answer is then a Service record of the standby, with
+	// forked_from = {project_id, service_id: the primary's id, is_standby: true}, the set's endpoint
+	// (and connection_pooler when on), name and size, and the primary's type and region. Such a record
+	// is a read replica set, not a service: the list of services does not hold it, and no other call on
+	// this path takes a replica set's id (manage it under services/{primary}/replicaSets/{id}).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -6861,6 +6885,12 @@ func (c *ClientWithResponses) DeleteServiceWithResponse(ctx context.Context, pro
 }
 
 // GetServiceWithResponse Get a Service
+//
+// Also resolves a read replica set's id: the answer is then a Service record of the standby, with
+// forked_from = {project_id, service_id: the primary's id, is_standby: true}, the set's endpoint
+// (and connection_pooler when on), name and size, and the primary's type and region. Such a record
+// is a read replica set, not a service: the list of services does not hold it, and no other call on
+// this path takes a replica set's id (manage it under services/{primary}/replicaSets/{id}).
 //
 // Returns a wrapper object for the known response body format(s).
 //

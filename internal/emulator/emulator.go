@@ -127,6 +127,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Database, if set, puts a real database behind every service (see backend.go). Nil: in memory.
 	Database DatabaseBackend
+	// ListStandbys makes the list of services also hold the standby record of each read replica set
+	// (standby.go), after its primary. Whether the live list ever does is not documented (api-facts.md),
+	// and by default it does not; clients must skip such records, and this lets tests check that they do.
+	ListStandbys bool
 }
 
 // Emulator is the in-memory API. It is an http.Handler serving the API under BasePath.
@@ -141,6 +145,7 @@ type Emulator struct {
 	spec                 *spec
 	handler              http.Handler // the generated router over handlers
 	db                   DatabaseBackend
+	listStandbys         bool
 
 	// mu guards everything below.
 	mu         sync.Mutex
@@ -178,6 +183,7 @@ func New(opts Options) *Emulator {
 		usedIDs:   map[string]bool{},
 		idRand:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
 	}
+	e.listStandbys = opts.ListStandbys
 	if e.now == nil {
 		e.now = time.Now
 	}

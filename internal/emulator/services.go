@@ -45,9 +45,14 @@ func serviceNotFound(projectID, serviceID string) *apiError {
 	)
 }
 
+// serviceOr404 finds a service, for every call on the service path but GET of the record: an id that
+// names no service answers 404, a read replica set's id too (standby.go).
 func (e *Emulator) serviceOr404(projectID, serviceID string) (*serviceRec, *apiError) {
 	s := e.findService(projectID, serviceID)
 	if s == nil {
+		if primary, _ := e.findReplicaSetByID(projectID, serviceID); primary != nil {
+			return nil, replicaSetOnServicePath(projectID, primary.id(), serviceID)
+		}
 		return nil, serviceNotFound(projectID, serviceID)
 	}
 	return s, nil
@@ -127,6 +132,11 @@ func (h handlers) ListServices(w http.ResponseWriter, _ *http.Request, projectID
 		if p := h.e.state[projectID]; p != nil {
 			for _, s := range p.services {
 				out = append(out, s.view())
+				if h.e.listStandbys {
+					for _, rs := range s.replicaSets {
+						out = append(out, standbyView(projectID, s, rs))
+					}
+				}
 			}
 		}
 		return http.StatusOK, out, nil
@@ -176,14 +186,17 @@ func (h handlers) CreateService(w http.ResponseWriter, r *http.Request, projectI
 	})
 }
 
-// GetService answers one service (without initial_password).
+// GetService answers one service (without initial_password), or, for a read replica set's id, the
+// Service record of its standby (standby.go).
 func (h handlers) GetService(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID) {
 	h.run(w, func(time.Time) (int, any, *apiError) {
-		s, err := h.e.serviceOr404(projectID, serviceID)
-		if err != nil {
-			return 0, nil, err
+		if s := h.e.findService(projectID, serviceID); s != nil {
+			return http.StatusOK, s.view(), nil
 		}
-		return http.StatusOK, s.view(), nil
+		if primary, rs := h.e.findReplicaSetByID(projectID, serviceID); rs != nil {
+			return http.StatusOK, standbyView(projectID, primary, rs), nil
+		}
+		return 0, nil, serviceNotFound(projectID, serviceID)
 	})
 }
 

@@ -134,7 +134,8 @@ type serviceListModel struct {
 func (r *serviceListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = listschema.Schema{
 		MarkdownDescription: "Lists the services of the provider's project, oldest first, optionally filtered " +
-			"(as the `dbcloud_services` data source). Filters match exactly; unset filters match everything. Deleted services are left out.",
+			"(as the `dbcloud_services` data source). Filters match exactly; unset filters match everything. Deleted services are left out, and so is any " +
+			"record of a read replica set's standby (`forked_from.is_standby = true`): import a replica set as a `dbcloud_read_replica_set`.",
 		Attributes: map[string]listschema.Attribute{
 			"name":         listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services with exactly this name."},
 			"service_type": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services of exactly this type, e.g. `POSTGRES`, `TIMESERIESDB`, `VECTOR`."},
@@ -156,7 +157,7 @@ func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, st
 	projectID := r.pd.client.ProjectID()
 	timeouts := nullTimeouts(ctx, req)
 	stream.Results = listResults(ctx, req, services, func(s *api.Service) (any, string, bool) {
-		if serviceIsGone(s) || !listFilterMatches(cfg.Name, deref(s.Name)) ||
+		if serviceIsGone(s) || isStandbyRecord(s) || !listFilterMatches(cfg.Name, deref(s.Name)) ||
 			!listFilterMatches(cfg.ServiceType, deref(s.ServiceType)) || !listFilterMatches(cfg.Status, serviceStatus(s)) {
 			return nil, "", false
 		}

@@ -570,6 +570,11 @@ func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID 
 		case err != nil:
 			return wait.PollResult[*api.ReadReplicaSet]{}, err
 		}
+		if isStandbyRecord(svc) {
+			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
+				"service_id %s is the id of a read replica set of service %s, not of a service: read replica set %q needs a primary service; "+
+					"set service_id = %q", serviceID, deref(svc.ForkedFrom.ServiceID), body.Name, deref(svc.ForkedFrom.ServiceID)))
+		}
 		switch st := deref(svc.Status); st {
 		case api.READY:
 		case api.DELETING, api.DELETED:

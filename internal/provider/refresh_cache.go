@@ -106,7 +106,8 @@ func (c *serviceReadCache) fetch(ctx context.Context, client *api.Client, l *ser
 	}
 	l.byID = make(map[string]*api.Service, len(list))
 	for i := range list {
-		if id := deref(list[i].ServiceID); id != "" {
+		// A read replica set's standby record (service_standby.go) is left to the GET of its id.
+		if id := deref(list[i].ServiceID); id != "" && !isStandbyRecord(&list[i]) {
 			l.byID[id] = &list[i]
 		}
 	}

@@ -159,6 +159,10 @@ func (a *serviceStateAction) Invoke(ctx context.Context, req action.InvokeReques
 		a.pd.addError(ctx, &resp.Diagnostics, "Could not read service "+id, err)
 		return
 	}
+	if err := notStandby(id, svc); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("service_id"), standbySummary, err.Error())
+		return
+	}
 	status := serviceStatus(svc)
 	last = status
 	steps, warning, err := serviceActionSteps(a.op, id, status, andWait)

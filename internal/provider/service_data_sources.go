@@ -70,11 +70,11 @@ func serviceComputedAttributes() map[string]schema.Attribute {
 		"vpc_port":                  i64("Port of the service inside its VPC; null when not attached."),
 		"forked_from": schema.SingleNestedAttribute{
 			Computed:            true,
-			MarkdownDescription: "Source of a forked service; null when the service is not a fork.",
+			MarkdownDescription: "Source of a forked service, or the primary of a read replica set's standby; null when the service is not a fork.",
 			Attributes: map[string]schema.Attribute{
 				"project_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Project of the source service."},
-				"service_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the source service."},
-				"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the fork is a standby."},
+				"service_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the source service; for a standby (`is_standby = true`), the id of the read replica set's primary service."},
+				"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "`true` when the record is the standby of a read replica set: the id read is a read replica set's, not a service's (see the `dbcloud_service` data source). `false` for a fork."},
 			},
 		},
 	}
@@ -84,7 +84,7 @@ func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	attrs := serviceComputedAttributes()
 	attrs["id"] = schema.StringAttribute{
 		Required:            true,
-		MarkdownDescription: "Id of the service to read, e.g. `rp1pz7uyae`.",
+		MarkdownDescription: "Id of the service to read, e.g. `rp1pz7uyae`. A read replica set's id is read too: the API answers it with a record of the set's standby (`forked_from.is_standby = true`).",
 		Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
 	attrs["read_replica_sets"] = schema.ListNestedAttribute{
@@ -94,7 +94,12 @@ func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads one service of the provider's project by id, with its endpoints and read replica sets. " +
-			"Secrets (passwords) are not available.",
+			"Secrets (passwords) are not available.\n\n" +
+			"The API answers a **read replica set's id** on the service path too, with a record of the set's standby: " +
+			"`forked_from.is_standby` is then `true`, `forked_from.service_id` is the primary service, and the name, size, " +
+			"environment and endpoints are the replica set's (type and region are the primary's). Such an id is a replica set's, " +
+			"not a service's: the `dbcloud_service` resource refuses it (manage it as a `dbcloud_read_replica_set`, import id " +
+			"`<primary id>/<replica set id>`), and `dbcloud_services` never lists it.",
 		Attributes: attrs,
 	}
 }
@@ -185,7 +190,7 @@ func (d *servicesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			},
 			"services": schema.ListNestedAttribute{
 				Computed:            true,
-				MarkdownDescription: "The matching services (see the `dbcloud_service` data source for the fields; replica sets are not included).",
+				MarkdownDescription: "The matching services (see the `dbcloud_service` data source for the fields; replica sets are not included, and neither is any record of a read replica set's standby, `forked_from.is_standby = true`).",
 				NestedObject:        servicesNestedObject(),
 			},
 		},
@@ -210,7 +215,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 	services := []serviceFields{}
 	for i := range list {
 		s := &list[i]
-		if serviceIsGone(s) || !match(cfg.Name, s.Name) || !match(cfg.ServiceType, s.ServiceType) {
+		if serviceIsGone(s) || isStandbyRecord(s) || !match(cfg.Name, s.Name) || !match(cfg.ServiceType, s.ServiceType) {
 			continue
 		}
 		status := serviceStatus(s)

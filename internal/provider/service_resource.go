@@ -394,6 +394,11 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		r.pd.addError(ctx, &resp.Diagnostics, "Could not read service", err)
 		return
 	}
+	if err := notStandby(id, svc); err != nil {
+		// A read replica set's id (service_standby.go): refused on import and on refresh; the state is kept.
+		resp.Diagnostics.AddError(standbySummary, err.Error())
+		return
+	}
 	state, derived := readRecord(state, svc, r.pd.client.ProjectID())
 	if derived {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, []byte("true"))...)
@@ -437,6 +442,9 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 			if err != nil {
 				return "", false, err
 			}
+			if err := notStandby(id, svc); err != nil {
+				return "", false, err // never DELETE a read replica set's id on the service path
+			}
 			st := serviceStatus(svc)
 			if serviceIsGone(svc) {
 				return st, false, wait.ErrGone
@@ -478,7 +486,7 @@ func findCreatedService(ctx context.Context, pd *providerData, name string, star
 	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.Service]{
 		Kind: "service", Name: name, List: pd.client.ListServices,
 		Match: func(s *api.Service) bool {
-			return deref(s.Name) == name && deref(s.ServiceID) != "" && !serviceIsGone(s) && serviceStatus(s) != string(api.DELETING) &&
+			return deref(s.Name) == name && deref(s.ServiceID) != "" && !serviceIsGone(s) && !isStandbyRecord(s) && serviceStatus(s) != string(api.DELETING) &&
 				(s.Created == nil || !s.Created.Before(since))
 		},
 		ID: func(s *api.Service) string { return deref(s.ServiceID) },
@@ -546,6 +554,10 @@ func waitServiceStatus(ctx context.Context, pd *providerData, id string, target 
 			return wait.PollResult[*api.Service]{}, err
 		}
 		notFound = 0
+		if err := notStandby(id, svc); err != nil {
+			// Every state-changing call on the service path waits here first: none goes to a replica set's id.
+			return wait.PollResult[*api.Service]{}, wait.Stop(err)
+		}
 		st := serviceStatus(svc)
 		switch {
 		case st == string(target):

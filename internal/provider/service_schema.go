@@ -284,7 +284,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Attributes: map[string]schema.Attribute{
 					"project_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Project of the source service."},
 					"service_id": schema.StringAttribute{Computed: true, MarkdownDescription: "Id of the source service."},
-					"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the fork is a standby."},
+					"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "Always `false` here: a record with `is_standby = true` is a read replica set's standby, which this resource refuses to import or refresh (manage it as a `dbcloud_read_replica_set`)."},
 				},
 				PlanModifiers: []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
 			},
