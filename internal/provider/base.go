@@ -9,7 +9,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -228,28 +227,4 @@ func (m *managedDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	m.impl.Read(ctx, req, resp)
-}
-
-// ---- the provider data ----
-
-// providerDataFrom extracts the configured provider data in Configure of a resource or data source.
-// It returns nil (and no error) while the provider is not configured yet.
-func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
-	if data == nil {
-		return nil
-	}
-	pd, ok := data.(*providerData)
-	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T: this is a bug in the provider", data))
-		return nil
-	}
-	return pd
-}
-
-// notConfigured reports (as an error diagnostic) an operation before the provider was configured.
-func notConfigured(pd *providerData, diags *diag.Diagnostics) bool {
-	if pd == nil {
-		diags.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
-	}
-	return pd == nil
 }
