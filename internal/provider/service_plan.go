@@ -5,7 +5,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -333,32 +332,4 @@ func forkReplace(planFork, stateFork, stateForkedFrom types.Object) bool {
 func addonsDerived(ctx context.Context, get func(context.Context, string) ([]byte, diag.Diagnostics)) bool {
 	b, diags := get(ctx, privateAddonsDerived)
 	return !diags.HasError() && len(b) > 0 && string(b) == "true"
-}
-
-// addonsForServiceType derives the addons from a service type (after import, or for data sources):
-// POSTGRES -> [], TIMESERIESDB/TIMESCALEDB -> [time-series], VECTOR -> [ai]; unknown types -> [].
-// A service created with both addons reports TIMESERIESDB, so `ai` cannot be recovered from it.
-func addonsForServiceType(serviceType string) []string {
-	switch strings.ToUpper(strings.TrimSpace(serviceType)) {
-	case serviceTypeTimeseriesDB, serviceTypeTimescaleDB:
-		return []string{addonTimeSeries}
-	case serviceTypeVector:
-		return []string{addonAI}
-	}
-	return []string{}
-}
-
-// addonsMatchServiceType reports whether a service created with addons could report serviceType.
-// Unknown service types match anything: the provider cannot tell.
-func addonsMatchServiceType(addons []string, serviceType string) bool {
-	ts, ai := slices.Contains(addons, addonTimeSeries), slices.Contains(addons, addonAI)
-	switch strings.ToUpper(strings.TrimSpace(serviceType)) {
-	case serviceTypePostgres:
-		return !ts && !ai
-	case serviceTypeTimeseriesDB, serviceTypeTimescaleDB:
-		return ts
-	case serviceTypeVector:
-		return ai && !ts
-	}
-	return true
 }

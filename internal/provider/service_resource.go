@@ -2,7 +2,7 @@ package provider
 
 // dbcloud_service: the resource type and its CRUD, top to bottom, then how the provider finds,
 // reads the status of, and waits for a service. Schema: service_schema.go; plan logic: service_plan.go;
-// update actions: service_update.go; record mapping: service_flatten.go.
+// update actions: service_update.go; record mapping: service_flatten.go; model: service_model.go.
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -47,25 +46,6 @@ func NewServiceResource() resource.Resource {
 }
 
 type serviceResource struct{ resourceBase }
-
-// serviceResourceModel is the resource's model: the service's fields as the API shows them
-// (serviceFields, mapped from a record once by flattenService) and the arguments only the resource has.
-type serviceResourceModel struct {
-	serviceFields
-	Password           types.String   `tfsdk:"password"`
-	PasswordWO         types.String   `tfsdk:"password_wo"`
-	PasswordWOVersion  types.Int64    `tfsdk:"password_wo_version"`
-	Fork               types.Object   `tfsdk:"fork"`
-	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
-	Timeouts           timeouts.Value `tfsdk:"timeouts"`
-	InitialPassword    types.String   `tfsdk:"initial_password"`
-}
-
-type serviceForkModel struct {
-	SourceServiceID types.String `tfsdk:"source_service_id"`
-	Strategy        types.String `tfsdk:"strategy"`
-	TargetTime      types.String `tfsdk:"target_time"`
-}
 
 // Create creates (or forks) the service, records its id in state at once, waits for READY, makes the
 // calls the create call cannot (HA, pooler, VPC, password), and pauses it when asked.

@@ -111,11 +111,6 @@ func sortServiceActions(actions []serviceAction) {
 	}
 }
 
-// serviceModelPaused reports whether a model (state) says the service is paused.
-func serviceModelPaused(m serviceResourceModel) bool {
-	return m.Paused.ValueBool() || m.Status.ValueString() == string(api.PAUSED)
-}
-
 // serviceActionSummaries are the diagnostic summaries of a failed action, in an update and after a create.
 var serviceActionSummaries = map[serviceActionKind]struct{ update, create string }{
 	actionDetachVPC:      {"Could not detach the service from its VPC", ""},
