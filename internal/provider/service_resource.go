@@ -98,7 +98,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	// 3. paused = true: stop it now that it is READY and set up; otherwise read the READY record.
 	var final *api.Service
 	if plan.Paused.ValueBool() {
-		if err := stopService(ctx, r.pd, id); err != nil {
+		if err := serviceStop.run(ctx, r.pd, id); err != nil {
 			fail(serviceActionSummaries[actionStop].create, err)
 			return
 		}
@@ -283,7 +283,7 @@ func (r *serviceResource) forkWhenReady(ctx context.Context, sourceID string, bo
 	}
 }
 
-// createBody builds the create request from the plan (sizes are strings in this request).
+// createBody builds the create request from the plan.
 func createBody(ctx context.Context, plan serviceResourceModel) (api.ServiceCreate, diag.Diagnostics) {
 	addons, diags := setStrings(ctx, plan.Addons)
 	apiAddons := make([]api.Addon, 0, len(addons))
@@ -297,13 +297,7 @@ func createBody(ctx context.Context, plan serviceResourceModel) (api.ServiceCrea
 	if known(plan.HAReplicas) {
 		body.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
 	}
-	if known(plan.CPUMillis) && known(plan.MemoryGbs) {
-		body.CPUMillis = ptr(strconv.FormatInt(plan.CPUMillis.ValueInt64(), 10))
-		body.MemoryGbs = ptr(strconv.FormatInt(plan.MemoryGbs.ValueInt64(), 10))
-	}
-	if known(plan.Environment) {
-		body.EnvironmentTag = ptr(api.Environment(plan.Environment.ValueString()))
-	}
+	setSizesAndEnvironment(&body, plan)
 	return body, diags
 }
 
@@ -321,14 +315,25 @@ func forkBody(plan serviceResourceModel, fork *serviceForkModel) (api.ForkServic
 		}
 		body.TargetTime = &t
 	}
+	setSizesAndEnvironment(&body, plan)
+	return body, nil
+}
+
+// sizesAndEnvironment is a create or a fork body: both take the sizes and the environment tag from
+// the plan (the client writes the sizes as the API wants them).
+type sizesAndEnvironment interface {
+	SetSizes(cpuMillis, memoryGbs int)
+	SetEnvironment(env api.Environment)
+}
+
+// setSizesAndEnvironment sets a create's or a fork's sizes (when both are known) and environment.
+func setSizesAndEnvironment(body sizesAndEnvironment, plan serviceResourceModel) {
 	if known(plan.CPUMillis) && known(plan.MemoryGbs) {
-		body.CPUMillis = ptr(strconv.FormatInt(plan.CPUMillis.ValueInt64(), 10))
-		body.MemoryGbs = ptr(strconv.FormatInt(plan.MemoryGbs.ValueInt64(), 10))
+		body.SetSizes(int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64()))
 	}
 	if known(plan.Environment) {
-		body.EnvironmentTag = ptr(api.Environment(plan.Environment.ValueString()))
+		body.SetEnvironment(api.Environment(plan.Environment.ValueString()))
 	}
-	return body, nil
 }
 
 // haInput is the setHA request that brings the record to the planned HA counts, if any is needed.
