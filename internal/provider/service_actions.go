@@ -192,10 +192,9 @@ func (a *serviceStateAction) summary() string {
 
 // fail reports a failed step: what the step did, the API's answer and what to do.
 func (a *serviceStateAction) fail(ctx context.Context, diags *diag.Diagnostics, step string, err error) {
-	if wait.Interrupted(err) {
-		diags.AddError(a.summary()+": interrupted", fmt.Sprintf("Interrupted while %s: %s\n\nA call the API already accepted "+
-			"goes on without Terraform (the service keeps pausing or resuming). Invoke the action again to finish: "+
-			"a pause of a PAUSING service, or a resume of a RESUMING one, only waits.", step, err))
+	if interruptedWait(diags, err, diag.SeverityError, a.summary()+": interrupted", fmt.Sprintf("Interrupted while %s: %s\n\nA call the API already accepted "+
+		"goes on without Terraform (the service keeps pausing or resuming). Invoke the action again to finish: "+
+		"a pause of a PAUSING service, or a resume of a RESUMING one, only waits.", step, err)) {
 		return
 	}
 	var timeout *wait.TimeoutError

@@ -156,15 +156,14 @@ func (r *serviceResource) createAndRecord(ctx context.Context, plan serviceResou
 // error is an error, with the progress saved (Terraform taints the service).
 func (r *serviceResource) createFailed(ctx context.Context, resp *resource.CreateResponse, plan, cur serviceResourceModel, summary string, err error) {
 	pd, id := r.pd, cur.ID.ValueString()
-	if !wait.Interrupted(err) {
+	if !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "Interrupted while waiting; the next apply resumes the wait",
+		fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
+			"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id)) {
 		pd.addError(ctx, &resp.Diagnostics, summary, err)
 		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 		return
 	}
-	resp.Diagnostics.AddWarning("Interrupted while waiting; the next apply resumes the wait",
-		fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
-			"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id))
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	rctx, cancel := wait.Detached(ctx, 30*time.Second)
 	defer cancel()
 	if svc, gerr := pd.client.GetService(rctx, id); gerr == nil {
 		cur.applyRecord(svc, pd.client.ProjectID())

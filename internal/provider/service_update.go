@@ -361,7 +361,7 @@ func (r *serviceResource) saveProgress(ctx context.Context, m serviceResourceMod
 	Set(context.Context, any) diag.Diagnostics
 }, diags *diag.Diagnostics,
 ) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	rctx, cancel := wait.Detached(ctx, 30*time.Second)
 	defer cancel()
 	if svc, err := r.pd.client.GetService(rctx, m.ID.ValueString()); err == nil {
 		m.applyRecord(svc, r.pd.client.ProjectID())
