@@ -15,12 +15,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
-// Type names of the resources (and of their list resources, analytics events and messages).
+// Type names of the resources (and of their list resources, their singular data sources, analytics
+// events and messages), and of the data sources that list them.
 const (
 	serviceTypeName    = "dbcloud_service"
 	replicaSetTypeName = "dbcloud_read_replica_set"
 	vpcTypeName        = "dbcloud_vpc"
 	peeringTypeName    = "dbcloud_vpc_peering"
+
+	servicesTypeName    = serviceTypeName + "s"
+	replicaSetsTypeName = replicaSetTypeName + "s"
+	vpcsTypeName        = vpcTypeName + "s"
+	peeringsTypeName    = peeringTypeName + "s"
+	projectsTypeName    = "dbcloud_projects"
 )
 
 // resourceBase is embedded by every resource (and list resource): its full type name, and the
