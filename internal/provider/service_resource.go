@@ -99,7 +99,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	var final *api.Service
 	if plan.Paused.ValueBool() {
 		if err := serviceStop.run(ctx, r.pd, id); err != nil {
-			fail(serviceActionSummaries[actionStop].create, err)
+			fail(serviceCalls[actionStop].create, err)
 			return
 		}
 		final, err = waitServicePaused(ctx, r.pd, id)
@@ -256,7 +256,7 @@ func (r *serviceResource) afterCreate(ctx context.Context, id string, plan servi
 	}
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
-			return serviceActionSummaries[a.Kind].create, err
+			return serviceCalls[a.Kind].create, err
 		}
 	}
 	return "", nil

@@ -58,8 +58,8 @@ type serviceChange struct {
 // serviceChanges is the one list of what an update can change in place, in the order an update makes
 // the calls. planServiceActions, serviceChangesNeedingRunning and serviceUpdateCallsAPI are derived
 // from it: a new in-place attribute is its model field, its schema attribute, one entry here and the
-// client call (serviceAction.run). Start and stop (paused) are not in it: a paused service accepts
-// none of these, so start comes first and stop last.
+// client call (a kind and its entry in serviceCalls). Start and stop (paused) are not in it: a paused
+// service accepts none of these, so start comes first and stop last.
 var serviceChanges = []serviceChange{
 	{
 		attrs: "name",
@@ -193,72 +193,115 @@ func sortServiceActions(actions []serviceAction) {
 	}
 }
 
-// serviceActionSummaries are the diagnostic summaries of a failed action, in an update and after a create.
-var serviceActionSummaries = map[serviceActionKind]struct{ update, create string }{
-	actionDetachVPC:      {"Could not detach the service from its VPC", ""},
-	actionAttachVPC:      {"Could not attach the service to the VPC", "Service created but attaching it to the VPC failed"},
-	actionResize:         {"Could not resize the service", ""},
-	actionSetHA:          {"Could not change the HA replicas", "Service created but setting HA replicas failed"},
-	actionSetPooler:      {"Could not change the connection pooler", "Service created but changing the connection pooler failed"},
-	actionSetEnvironment: {"Could not change the environment", ""},
-	actionSetPassword:    {"Could not change the password", "Service created but setting the password failed"},
-	actionRename:         {"Could not rename the service", ""},
-	actionStart:          {"Could not start (resume) the service", ""},
-	actionStop:           {"Could not stop (pause) the service", "Service created but stopping (pausing) it failed"},
+// serviceCall is what an update knows of one kind of call: the diagnostic summaries of its failure
+// (in an update, and after a create: "" where a create never makes it), the call, and what it records
+// in the model of what holds so far once it succeeded (nil: nothing; the record read after shows it).
+type serviceCall struct {
+	update, create string
+	call           func(ctx context.Context, pd *providerData, id string, a serviceAction) error
+	record         func(cur *serviceResourceModel, plan serviceResourceModel)
 }
 
-// run makes the action's API call through changeService (wait for READY, retry while busy, look
-// after a lost answer).
+// serviceCalls are the calls of an update, one per kind. Every call but start and stop goes through
+// changeService (wait for READY, retry while busy, look after a lost answer).
+var serviceCalls = map[serviceActionKind]serviceCall{
+	actionDetachVPC: {
+		update: "Could not detach the service from its VPC",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "detaching from VPC "+a.VpcID, true,
+				func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, a.VpcID) }, vpcDetached)
+		},
+		record: func(cur *serviceResourceModel, _ serviceResourceModel) { cur.VpcID = types.StringNull() },
+	},
+	actionAttachVPC: {
+		update: "Could not attach the service to the VPC", create: "Service created but attaching it to the VPC failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "attaching to VPC "+a.VpcID, true,
+				func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, a.VpcID) }, vpcAttached(a.VpcID))
+		},
+		record: func(cur *serviceResourceModel, plan serviceResourceModel) { cur.VpcID = plan.VpcID },
+	},
+	actionResize: {
+		update: "Could not resize the service",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "resizing", true,
+				func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) },
+				serviceResizedTo(a.CPUMillis, a.MemoryGbs))
+		},
+		record: func(cur *serviceResourceModel, plan serviceResourceModel) {
+			cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
+		},
+	},
+	actionSetHA: {
+		update: "Could not change the HA replicas", create: "Service created but setting HA replicas failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "setting HA replicas", true,
+				func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, serviceHAIs(a.HA))
+		},
+	},
+	actionSetPooler: {
+		update: "Could not change the connection pooler", create: "Service created but changing the connection pooler failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			if a.Pooler {
+				return changeService(ctx, pd, id, "enabling the connection pooler", false,
+					func(ctx context.Context) error { return pd.client.EnablePooler(ctx, id) }, servicePoolerIs(true))
+			}
+			return changeService(ctx, pd, id, "disabling the connection pooler", false,
+				func(ctx context.Context) error { return pd.client.DisablePooler(ctx, id) }, servicePoolerIs(false))
+		},
+	},
+	actionSetEnvironment: {
+		update: "Could not change the environment",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "setting the environment", false,
+				func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, serviceEnvironmentIs(a.Env))
+		},
+	},
+	actionSetPassword: {
+		update: "Could not change the password", create: "Service created but setting the password failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "setting the password", false,
+				func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
+		},
+	},
+	actionRename: {
+		update: "Could not rename the service",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "the new name "+a.Name, false,
+				func(ctx context.Context) error { _, err := pd.client.RenameService(ctx, id, a.Name); return err },
+				func(s *api.Service) bool { return deref(s.Name) == a.Name })
+		},
+		record: func(cur *serviceResourceModel, plan serviceResourceModel) { cur.Name = plan.Name },
+	},
+	actionStart: {
+		update: "Could not start (resume) the service",
+		call: func(ctx context.Context, pd *providerData, id string, _ serviceAction) error {
+			return serviceStart.run(ctx, pd, id)
+		},
+		record: func(cur *serviceResourceModel, _ serviceResourceModel) { cur.Paused = types.BoolValue(false) },
+	},
+	actionStop: {
+		update: "Could not stop (pause) the service", create: "Service created but stopping (pausing) it failed",
+		call: func(ctx context.Context, pd *providerData, id string, _ serviceAction) error {
+			return serviceStop.run(ctx, pd, id)
+		},
+		record: func(cur *serviceResourceModel, _ serviceResourceModel) { cur.Paused = types.BoolValue(true) },
+	},
+}
+
+// run makes the action's API call (serviceCalls).
 func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) error {
-	pd := r.pd
-	switch a.Kind {
-	case actionDetachVPC:
-		return changeService(ctx, pd, id, "detaching from VPC "+a.VpcID, true,
-			func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, a.VpcID) }, vpcDetached)
-	case actionAttachVPC:
-		return changeService(ctx, pd, id, "attaching to VPC "+a.VpcID, true,
-			func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, a.VpcID) }, vpcAttached(a.VpcID))
-	case actionResize:
-		return changeService(ctx, pd, id, "resizing", true,
-			func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) }, serviceResizedTo(a.CPUMillis, a.MemoryGbs))
-	case actionSetHA:
-		return changeService(ctx, pd, id, "setting HA replicas", true,
-			func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, serviceHAIs(a.HA))
-	case actionSetPooler:
-		return r.setPooler(ctx, id, a.Pooler)
-	case actionSetEnvironment:
-		return changeService(ctx, pd, id, "setting the environment", false,
-			func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, serviceEnvironmentIs(a.Env))
-	case actionSetPassword:
-		return changeService(ctx, pd, id, "setting the password", false,
-			func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
-	case actionRename:
-		return changeService(ctx, pd, id, "the new name "+a.Name, false,
-			func(ctx context.Context) error { _, err := pd.client.RenameService(ctx, id, a.Name); return err },
-			func(s *api.Service) bool { return deref(s.Name) == a.Name })
-	case actionStop:
-		return serviceStop.run(ctx, pd, id)
-	case actionStart:
-		return serviceStart.run(ctx, pd, id)
+	c, ok := serviceCalls[a.Kind]
+	if !ok {
+		return fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
 	}
-	return fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
+	return c.call(ctx, r.pd, id, a)
 }
 
 // record updates cur, what holds so far, once the action succeeded.
 func (a serviceAction) record(cur *serviceResourceModel, plan serviceResourceModel) {
-	switch a.Kind {
-	case actionDetachVPC:
-		cur.VpcID = types.StringNull()
-	case actionAttachVPC:
-		cur.VpcID = plan.VpcID
-	case actionResize:
-		cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
-	case actionRename:
-		cur.Name = plan.Name
-	case actionStart:
-		cur.Paused = types.BoolValue(false)
-	case actionStop:
-		cur.Paused = types.BoolValue(true)
+	if rec := serviceCalls[a.Kind].record; rec != nil {
+		rec(cur, plan)
 	}
 }
 
@@ -291,7 +334,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	actions, resumeCreate := updateActions(ctx, req, state, plan, passwordWO)
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
-			pd.addError(ctx, &resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
+			pd.addError(ctx, &resp.Diagnostics, serviceCalls[a.Kind].update, err)
 			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 			return
 		}
@@ -370,13 +413,6 @@ func (r *serviceResource) saveProgress(ctx context.Context, m serviceResourceMod
 	}
 	m.forState()
 	diags.Append(state.Set(ctx, &m)...)
-}
-
-func (r *serviceResource) setPooler(ctx context.Context, id string, on bool) error {
-	if on {
-		return changeService(ctx, r.pd, id, "enabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.EnablePooler(ctx, id) }, servicePoolerIs(true))
-	}
-	return changeService(ctx, r.pd, id, "disabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.DisablePooler(ctx, id) }, servicePoolerIs(false))
 }
 
 // ---- busy service: one state-changing call at a time ----
