@@ -236,17 +236,17 @@ func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResource
 	return svc, adopted
 }
 
-// afterCreate makes the calls the create call cannot: HA replicas, connection pooler, VPC, password
-// (the actions of an update, see service_update.go). It returns the diagnostic summary of the step that
-// failed.
+// afterCreate makes the calls the create call cannot: the changes of serviceChanges marked afterCreate
+// (HA replicas, connection pooler) from the created record to the plan, then the VPC and the password
+// (a password_wo without a version too). These are the actions of an update (service_update.go). It
+// returns the diagnostic summary of the step that failed.
 func (r *serviceResource) afterCreate(ctx context.Context, id string, plan serviceResourceModel, ready *api.Service, passwordWO types.String) (string, error) {
 	var actions []serviceAction
-	if in, ok := haInput(plan, ready); ok {
-		actions = append(actions, serviceAction{Kind: actionSetHA, HA: in})
-	}
-	poolerOn := ready.ConnectionPooler != nil && ready.ConnectionPooler.Endpoint != nil
-	if known(plan.ConnectionPoolerEnabled) && plan.ConnectionPoolerEnabled.ValueBool() != poolerOn {
-		actions = append(actions, serviceAction{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()})
+	created := serviceResourceModel{serviceFields: flattenService(ready)}
+	for _, c := range serviceChanges {
+		if c.afterCreate && c.changed(plan, created) {
+			actions = append(actions, c.actions(plan, created)...)
+		}
 	}
 	if known(plan.VpcID) {
 		actions = append(actions, serviceAction{Kind: actionAttachVPC, VpcID: plan.VpcID.ValueString()})
@@ -333,22 +333,6 @@ func setSizesAndEnvironment(body sizesAndEnvironment, plan serviceResourceModel)
 	if known(plan.Environment) {
 		body.SetEnvironment(api.Environment(plan.Environment.ValueString()))
 	}
-}
-
-// haInput is the setHA request that brings the record to the planned HA counts, if any is needed.
-func haInput(plan serviceResourceModel, svc *api.Service) (api.SetHAInput, bool) {
-	var cur api.HAReplicas
-	if svc.HaReplicas != nil {
-		cur = *svc.HaReplicas
-	}
-	var in api.SetHAInput
-	if known(plan.HAReplicas) && (cur.ReplicaCount == nil || int64(*cur.ReplicaCount) != plan.HAReplicas.ValueInt64()) {
-		in.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
-	}
-	if known(plan.SyncReplicas) && (cur.SyncReplicaCount == nil || int64(*cur.SyncReplicaCount) != plan.SyncReplicas.ValueInt64()) {
-		in.SyncReplicaCount = ptr(int(plan.SyncReplicas.ValueInt64()))
-	}
-	return in, in.ReplicaCount != nil || in.SyncReplicaCount != nil
 }
 
 // firstKnown returns the first known, non-empty string.

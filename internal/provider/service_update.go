@@ -53,6 +53,9 @@ type serviceChange struct {
 	attrs   string
 	changed func(plan, state serviceResourceModel) bool
 	actions func(plan, state serviceResourceModel) []serviceAction // called only when changed
+	// afterCreate: the created record may differ from the plan (the create call cannot set it, or
+	// not all of it), so that afterCreate makes the change from the created record too.
+	afterCreate bool
 }
 
 // serviceChanges is the one list of what an update can change in place, in the order an update makes
@@ -103,6 +106,7 @@ var serviceChanges = []serviceChange{
 			}
 			return []serviceAction{{Kind: actionSetHA, HA: ha}}
 		},
+		afterCreate: true,
 	},
 	{
 		attrs: "connection_pooler_enabled",
@@ -112,6 +116,7 @@ var serviceChanges = []serviceChange{
 		actions: func(plan, _ serviceResourceModel) []serviceAction {
 			return []serviceAction{{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()}}
 		},
+		afterCreate: true,
 	},
 	{
 		attrs:   "environment",
