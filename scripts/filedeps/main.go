@@ -91,8 +91,10 @@ func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) error {
 	sort.Slice(comps, func(i, j int) bool { return len(comps[i]) > len(comps[j]) })
 	fmt.Printf("files: %d\n", len(graph))
 	fmt.Printf("largest knot of mutual dependencies: %d files\n", len(comps[0]))
-	for _, f := range comps[0] {
-		fmt.Printf("  %s\n", f)
+	for _, comp := range comps {
+		if len(comp) > 1 {
+			fmt.Printf("  knot of %d: %s\n", len(comp), strings.Join(comp, " "))
+		}
 	}
 	if printEdges {
 		for _, from := range sortedKeys(graph) {
