@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -226,11 +225,6 @@ func (c *Client) DeleteService(ctx context.Context, serviceID string) error {
 func (c *Client) ResizeService(ctx context.Context, serviceID string, cpuMillis, memoryGbs int) error {
 	resp, err := c.gen.ResizeService(ctx, c.projectID, serviceID, resizeInput(cpuMillis, memoryGbs))
 	return finish("resize service "+serviceID, resp, err, nil, http.StatusAccepted, http.StatusOK, http.StatusNoContent)
-}
-
-// resizeInput is the resize body of services and replica sets: digit strings.
-func resizeInput(cpuMillis, memoryGbs int) ResizeInput {
-	return ResizeInput{CPUMillis: strconv.Itoa(cpuMillis), MemoryGbs: strconv.Itoa(memoryGbs)}
 }
 
 // RenameService renames a service (synchronous) and returns it.

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // analyticsTimeout bounds every analytics call: analytics must never slow an apply down noticeably.
@@ -37,7 +38,7 @@ func (a *analytics) track(ctx context.Context, resourceType, action string) {
 	if a == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), analyticsTimeout)
+	ctx, cancel := wait.Detached(ctx, analyticsTimeout)
 	defer cancel()
 	a.identify.Do(func() {
 		if err := a.client.Identify(ctx, map[string]any{"provider_version": a.version}); err != nil {

@@ -9,19 +9,25 @@ package provider
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 )
 
-// Type names of the resources (and of their list resources, analytics events and messages).
+// Type names of the resources (and of their list resources, their singular data sources, analytics
+// events and messages), and of the data sources that list them.
 const (
 	serviceTypeName    = "dbcloud_service"
 	replicaSetTypeName = "dbcloud_read_replica_set"
 	vpcTypeName        = "dbcloud_vpc"
 	peeringTypeName    = "dbcloud_vpc_peering"
+
+	servicesTypeName    = serviceTypeName + "s"
+	replicaSetsTypeName = replicaSetTypeName + "s"
+	vpcsTypeName        = vpcTypeName + "s"
+	peeringsTypeName    = peeringTypeName + "s"
+	projectsTypeName    = "dbcloud_projects"
 )
 
 // resourceBase is embedded by every resource (and list resource): its full type name, and the
@@ -228,28 +234,4 @@ func (m *managedDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	m.impl.Read(ctx, req, resp)
-}
-
-// ---- the provider data ----
-
-// providerDataFrom extracts the configured provider data in Configure of a resource or data source.
-// It returns nil (and no error) while the provider is not configured yet.
-func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
-	if data == nil {
-		return nil
-	}
-	pd, ok := data.(*providerData)
-	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T: this is a bug in the provider", data))
-		return nil
-	}
-	return pd
-}
-
-// notConfigured reports (as an error diagnostic) an operation before the provider was configured.
-func notConfigured(pd *providerData, diags *diag.Diagnostics) bool {
-	if pd == nil {
-		diags.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
-	}
-	return pd == nil
 }

@@ -79,11 +79,13 @@ provider "dbcloud" {
 `, srv.URL, testAccessKey, testSecretKey, testProjectID)
 }
 
-// testAccPreCheck fails fast when the acceptance environment is incomplete.
+// testAccPreCheck skips an acceptance test when TF_ACC is not set (`make unit`).
 func testAccPreCheck(t *testing.T) {
 	t.Helper()
 	if os.Getenv("TF_ACC") == "" {
-		t.Fatal("acceptance tests need TF_ACC=1 (make test sets it)")
+		// As resource.Test does: `make unit` runs go test without TF_ACC, and the tests that drive
+		// terraform themselves call this first.
+		t.Skip("acceptance test: set TF_ACC=1 to run it (make test sets it)")
 	}
 }
 

@@ -16,20 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
-
-var _ provider.ProviderWithListResources = (*dbcloudProvider)(nil)
-
-func (p *dbcloudProvider) ListResources(_ context.Context) []func() list.ListResource {
-	return []func() list.ListResource{
-		NewServiceListResource,
-		NewReadReplicaSetListResource,
-		NewVPCListResource,
-		NewVPCPeeringListResource,
-	}
-}
 
 // listConfig decodes a list request's configuration into cfg (a pointer to the list model). When
 // the provider is not configured or the configuration does not decode, it sends the diagnostics as

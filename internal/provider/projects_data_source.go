@@ -12,7 +12,7 @@ import (
 
 // NewProjectsDataSource is the dbcloud_projects data source.
 func NewProjectsDataSource() datasource.DataSource {
-	return manageDataSource(&projectsDataSource{dataSourceBase{typeName: "dbcloud_projects"}})
+	return manageDataSource(&projectsDataSource{dataSourceBase{typeName: projectsTypeName}})
 }
 
 type projectsDataSource struct{ dataSourceBase }

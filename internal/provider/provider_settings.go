@@ -13,6 +13,16 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
+)
+
+// Environment variables the provider falls back to.
+const (
+	EnvBaseURL   = "DBCLOUD_BASE_URL"
+	EnvAccessKey = "DBCLOUD_ACCESS_KEY"
+	EnvSecretKey = "DBCLOUD_SECRET_KEY"
+	EnvProjectID = "DBCLOUD_PROJECT_ID"
+	EnvAnalytics = "DBCLOUD_ANALYTICS"
 )
 
 // Environment variables of the settings for pipelines.
@@ -28,6 +38,108 @@ const (
 	minRequestTimeout = time.Second
 	maxRequestTimeout = time.Hour
 )
+
+// providerModel is the provider block (its schema is in provider.go).
+type providerModel struct {
+	BaseURL   types.String `tfsdk:"base_url"`
+	AccessKey types.String `tfsdk:"access_key"`
+	SecretKey types.String `tfsdk:"secret_key"`
+	ProjectID types.String `tfsdk:"project_id"`
+	Analytics types.Bool   `tfsdk:"analytics"`
+	pipelineSettings
+}
+
+// providerSettings are the provider's arguments, read from the configuration, else the environment,
+// and checked.
+type providerSettings struct {
+	api       api.Config // base URL, credentials and project
+	analytics bool
+	client    clientSettings
+}
+
+// readProviderSettings reads the provider's arguments and adds an error diagnostic naming the
+// argument (or the variable) for each value that is unknown, missing or not valid; ok is false then.
+func readProviderSettings(cfg providerModel, diags *diag.Diagnostics) (_ providerSettings, ok bool) {
+	for name, v := range map[string]types.String{"base_url": cfg.BaseURL, "access_key": cfg.AccessKey, "secret_key": cfg.SecretKey, "project_id": cfg.ProjectID} {
+		if v.IsUnknown() {
+			diags.AddAttributeError(path.Root(name), "Unknown provider setting",
+				fmt.Sprintf("%s depends on a value that is not known until apply. The provider needs it to plan: set it to a known value or use the environment variable.", name))
+		}
+	}
+	if diags.HasError() {
+		return providerSettings{}, false
+	}
+
+	baseURL := settingFrom(cfg.BaseURL, EnvBaseURL)
+	accessKey := settingFrom(cfg.AccessKey, EnvAccessKey)
+	secretKey := settingFrom(cfg.SecretKey, EnvSecretKey)
+	projectID := settingFrom(cfg.ProjectID, EnvProjectID)
+	for _, m := range []struct{ name, env, value string }{
+		{"base_url", EnvBaseURL, baseURL},
+		{"access_key", EnvAccessKey, accessKey},
+		{"secret_key", EnvSecretKey, secretKey},
+		{"project_id", EnvProjectID, projectID},
+	} {
+		if m.value == "" {
+			diags.AddAttributeError(path.Root(m.name), "Missing provider setting "+m.name,
+				fmt.Sprintf("The provider needs %s: set it in the provider block or in the %s environment variable.", m.name, m.env))
+		}
+	}
+	if baseURL != "" {
+		if _, err := api.ValidateBaseURL(baseURL); err != nil {
+			diags.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error())
+		}
+	}
+
+	analyticsOn := false
+	switch {
+	case !cfg.Analytics.IsNull() && !cfg.Analytics.IsUnknown():
+		analyticsOn = cfg.Analytics.ValueBool()
+	case os.Getenv(EnvAnalytics) != "":
+		b, err := strconv.ParseBool(os.Getenv(EnvAnalytics))
+		if err != nil {
+			diags.AddAttributeError(path.Root("analytics"), "Invalid "+EnvAnalytics,
+				fmt.Sprintf("%s must be true or false, got %q.", EnvAnalytics, os.Getenv(EnvAnalytics)))
+		}
+		analyticsOn = b
+	}
+	settings := readPipelineSettings(cfg.pipelineSettings, diags)
+	if diags.HasError() {
+		return providerSettings{}, false
+	}
+
+	return providerSettings{
+		api:       api.Config{BaseURL: baseURL, AccessKey: accessKey, SecretKey: secretKey, ProjectID: projectID},
+		analytics: analyticsOn,
+		client:    settings,
+	}, true
+}
+
+// newProviderData builds the provider data from the settings: the API client (behind the service
+// read cache) and, when on, the analytics client. backoff and retry are the tests' knobs.
+func newProviderData(s providerSettings, version, terraformVersion string, backoff wait.Backoff, retry *api.RetryPolicy) (*providerData, error) {
+	cfgAPI := s.api
+	cfgAPI.UserAgent = api.UserAgent(version, terraformVersion)
+	s.client.apply(&cfgAPI, retry)
+	reads := newServiceReadCache()
+	client, err := api.New(reads.config(cfgAPI))
+	if err != nil {
+		return nil, err
+	}
+	data := &providerData{client: client, backoff: backoff, reads: reads}
+	if s.analytics {
+		data.analytics = newAnalytics(cfgAPI, version)
+	}
+	return data, nil
+}
+
+// settingFrom returns the configured value, else the environment's.
+func settingFrom(v types.String, env string) string {
+	if !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" {
+		return v.ValueString()
+	}
+	return os.Getenv(env)
+}
 
 // pipelineSettings are the provider arguments that tune the client for pipelines. It is embedded
 // in providerModel.

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -268,17 +269,12 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 		state.applyRecord(rs)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	switch {
-	case err == nil:
-		// created and set up
-	case wait.Interrupted(err):
-		// Interrupted (Ctrl-C): keep the set in state untainted; the next plan sees its status
-		// (creating) and plans the wait (ModifyPlan), instead of a destroy and a second create.
-		resp.Diagnostics.AddWarning("Read replica set creation interrupted: the set is kept",
-			fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
-				"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
-				"without creating a second set. Detail: %s", name, id, serviceID, state.Status.ValueString(), errorDetail(err)))
-	default:
+	// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
+	// wait (ModifyPlan), instead of a destroy and a second create.
+	if err != nil && !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "Read replica set creation interrupted: the set is kept",
+		fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
+			"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
+			"without creating a second set. Detail: %s", name, id, serviceID, state.Status.ValueString(), errorDetail(err))) {
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // NewReadReplicaSetsDataSource is the dbcloud_read_replica_sets data source.
 func NewReadReplicaSetsDataSource() datasource.DataSource {
-	return manageDataSource(&readReplicaSetsDataSource{dataSourceBase{typeName: "dbcloud_read_replica_sets"}})
+	return manageDataSource(&readReplicaSetsDataSource{dataSourceBase{typeName: replicaSetsTypeName}})
 }
 
 type readReplicaSetsDataSource struct{ dataSourceBase }
@@ -73,7 +73,7 @@ func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.Rea
 
 // NewReadReplicaSetDataSource is the dbcloud_read_replica_set data source.
 func NewReadReplicaSetDataSource() datasource.DataSource {
-	return manageDataSource(&readReplicaSetDataSource{dataSourceBase{typeName: "dbcloud_read_replica_set"}})
+	return manageDataSource(&readReplicaSetDataSource{dataSourceBase{typeName: replicaSetTypeName}})
 }
 
 type readReplicaSetDataSource struct{ dataSourceBase }

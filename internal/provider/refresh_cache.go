@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // refreshListTTL is how long one list of the project's services serves the Reads of a refresh. A
@@ -95,7 +96,7 @@ func (c *serviceReadCache) list() (l *serviceList, start bool) {
 // first Read's), since other Reads wait for it too.
 func (c *serviceReadCache) fetch(ctx context.Context, client *api.Client, l *serviceList) {
 	defer close(l.done)
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	lctx, cancel := wait.Detached(ctx, 2*time.Minute)
 	defer cancel()
 	list, err := client.ListServices(lctx)
 	c.mu.Lock()

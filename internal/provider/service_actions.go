@@ -196,10 +196,9 @@ func (a *serviceStateAction) summary() string {
 
 // fail reports a failed step: what the step did, the API's answer and what to do.
 func (a *serviceStateAction) fail(ctx context.Context, diags *diag.Diagnostics, step string, err error) {
-	if wait.Interrupted(err) {
-		diags.AddError(a.summary()+": interrupted", fmt.Sprintf("Interrupted while %s: %s\n\nA call the API already accepted "+
-			"goes on without Terraform (the service keeps pausing or resuming). Invoke the action again to finish: "+
-			"a pause of a PAUSING service, or a resume of a RESUMING one, only waits.", step, err))
+	if interruptedWait(diags, err, diag.SeverityError, a.summary()+": interrupted", fmt.Sprintf("Interrupted while %s: %s\n\nA call the API already accepted "+
+		"goes on without Terraform (the service keeps pausing or resuming). Invoke the action again to finish: "+
+		"a pause of a PAUSING service, or a resume of a RESUMING one, only waits.", step, err)) {
 		return
 	}
 	var timeout *wait.TimeoutError
@@ -222,8 +221,8 @@ type serviceActionStep struct {
 // serviceActionSteps is the plan of an action for a service in status: its steps, or a warning and
 // no steps (nothing to do), or an error (the action makes no sense now). It makes no call itself.
 func serviceActionSteps(op serviceOp, id, status string, andWait bool) ([]serviceActionStep, string, error) {
-	stop := serviceActionStep{what: "stopping service " + id, run: requestServiceStop}
-	start := serviceActionStep{what: "starting service " + id, run: requestServiceStart}
+	stop := serviceActionStep{what: "stopping service " + id, run: serviceStop.request}
+	start := serviceActionStep{what: "starting service " + id, run: serviceStart.request}
 	waitPaused := serviceActionStep{what: "waiting for service " + id + " to be PAUSED", wait: true, run: func(ctx context.Context, pd *providerData, id string) error {
 		_, err := waitServicePaused(ctx, pd, id)
 		return err
@@ -232,12 +231,6 @@ func serviceActionSteps(op serviceOp, id, status string, andWait bool) ([]servic
 		_, err := waitServiceResumed(ctx, pd, id)
 		return err
 	}}
-	onlyIf := func(cond bool, s ...serviceActionStep) []serviceActionStep {
-		if cond {
-			return s
-		}
-		return nil
-	}
 	switch status {
 	case string(api.DELETING), string(api.DELETED):
 		return nil, "", fmt.Errorf("service %s is %s: it is being or was deleted, so nothing was sent", id, status)
@@ -266,52 +259,4 @@ func serviceActionSteps(op serviceOp, id, status string, andWait bool) ([]servic
 			"service is not its job. Nothing was sent. Use the dbcloud_service_resume action to start it", id, status)
 	}
 	return append([]serviceActionStep{stop, waitPaused, start}, onlyIf(andWait, waitReady)...), "", nil
-}
-
-// requestServiceStop sends the stop through the one busy-retry: it waits for READY first (a service
-// being configured answers 409), sends the call again after a 409, and after a lost answer looks
-// whether the service is pausing before sending it again. It does not wait for PAUSED.
-func requestServiceStop(ctx context.Context, pd *providerData, id string) error {
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{
-		What: fmt.Sprintf("service %s to accept the stop", id),
-		Call: func(ctx context.Context) error { _, err := pd.client.StopService(ctx, id); return err },
-		Before: func(ctx context.Context) error {
-			_, err := waitServiceReady(ctx, pd, id, false)
-			return err
-		},
-		Applied:    serviceStatusIn(pd, id, api.PAUSING, api.PAUSED),
-		MaxRetries: maxServiceConflictRetries,
-	})
-}
-
-// requestServiceStart sends the start through the one busy-retry: it waits for PAUSED first (a stop
-// may still be under way), sends the call again after a 409, and after a lost answer looks whether
-// the service is resuming. It does not wait for READY.
-func requestServiceStart(ctx context.Context, pd *providerData, id string) error {
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{
-		What: fmt.Sprintf("service %s to accept the start", id),
-		Call: func(ctx context.Context) error { _, err := pd.client.StartService(ctx, id); return err },
-		Before: func(ctx context.Context) error {
-			_, err := waitServicePaused(ctx, pd, id)
-			return err
-		},
-		Applied:    serviceStatusIn(pd, id, api.RESUMING, api.READY),
-		MaxRetries: maxServiceConflictRetries,
-	})
-}
-
-// serviceStatusIn is a wait.Busy Applied: whether the service's status is one of statuses.
-func serviceStatusIn(pd *providerData, id string, statuses ...api.ServiceStatus) func(context.Context) bool {
-	return func(ctx context.Context) bool {
-		svc, err := pd.client.GetService(ctx, id)
-		if err != nil {
-			return false
-		}
-		for _, s := range statuses {
-			if serviceStatus(svc) == string(s) {
-				return true
-			}
-		}
-		return false
-	}
 }

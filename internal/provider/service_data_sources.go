@@ -19,7 +19,7 @@ import (
 
 // NewServiceDataSource is the dbcloud_service data source.
 func NewServiceDataSource() datasource.DataSource {
-	return manageDataSource(&serviceDataSource{dataSourceBase{typeName: "dbcloud_service"}})
+	return manageDataSource(&serviceDataSource{dataSourceBase{typeName: serviceTypeName}})
 }
 
 type serviceDataSource struct{ dataSourceBase }
@@ -146,7 +146,7 @@ func serviceDataSourceModelFrom(ctx context.Context, svc *api.Service, projectID
 
 // NewServicesDataSource is the dbcloud_services data source.
 func NewServicesDataSource() datasource.DataSource {
-	return manageDataSource(&servicesDataSource{dataSourceBase{typeName: "dbcloud_services"}})
+	return manageDataSource(&servicesDataSource{dataSourceBase{typeName: servicesTypeName}})
 }
 
 type servicesDataSource struct{ dataSourceBase }

@@ -11,39 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// serviceFields is a service record flattened into Terraform values, mapped once by flattenService:
-// the resource reads it (applyRecord), and it is the model of the dbcloud_service data source (with the
-// read replica sets) and of each element of dbcloud_services. Missing fields are null; addons are
-// derived from service_type.
-type serviceFields struct {
-	ID                      types.String `tfsdk:"id"`
-	ProjectID               types.String `tfsdk:"project_id"`
-	Name                    types.String `tfsdk:"name"`
-	Addons                  types.Set    `tfsdk:"addons"`
-	RegionCode              types.String `tfsdk:"region_code"`
-	ServiceType             types.String `tfsdk:"service_type"`
-	Status                  types.String `tfsdk:"status"`
-	Created                 types.String `tfsdk:"created"`
-	Paused                  types.Bool   `tfsdk:"paused"`
-	CPUMillis               types.Int64  `tfsdk:"cpu_millis"`
-	MemoryGbs               types.Int64  `tfsdk:"memory_gbs"`
-	VolumeType              types.String `tfsdk:"volume_type"`
-	Environment             types.String `tfsdk:"environment"`
-	HAReplicas              types.Int64  `tfsdk:"ha_replicas"`
-	SyncReplicas            types.Int64  `tfsdk:"sync_replicas"`
-	ConnectionPoolerEnabled types.Bool   `tfsdk:"connection_pooler_enabled"`
-	Hostname                types.String `tfsdk:"hostname"`
-	Port                    types.Int64  `tfsdk:"port"`
-	PoolerHostname          types.String `tfsdk:"pooler_hostname"`
-	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
-	ConnectionURI           types.String `tfsdk:"connection_uri"`
-	PoolerConnectionURI     types.String `tfsdk:"pooler_connection_uri"`
-	VpcID                   types.String `tfsdk:"vpc_id"`
-	VpcHostname             types.String `tfsdk:"vpc_hostname"`
-	VpcPort                 types.Int64  `tfsdk:"vpc_port"`
-	ForkedFrom              types.Object `tfsdk:"forked_from"`
-}
-
 // flattenService maps every field of a service record.
 func flattenService(svc *api.Service) serviceFields {
 	f := serviceFields{

@@ -5,7 +5,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -255,36 +254,6 @@ func planEndpoint(ctx context.Context, resp *resource.ModifyPlanResponse, attrs 
 	}
 }
 
-// serviceChangesNeedingRunning names the planned changes that make an API call a paused service
-// refuses (everything but start/stop and the Terraform-only settings).
-func serviceChangesNeedingRunning(plan, state serviceResourceModel) []string {
-	var out []string
-	add := func(name string, changed bool) {
-		if changed {
-			out = append(out, name)
-		}
-	}
-	add("name", !plan.Name.IsUnknown() && !plan.Name.Equal(state.Name))
-	add("vpc_id", !plan.VpcID.Equal(state.VpcID))
-	add("cpu_millis/memory_gbs", changedKnown(plan.CPUMillis, state.CPUMillis) || changedKnown(plan.MemoryGbs, state.MemoryGbs))
-	add("ha_replicas/sync_replicas", changedKnown(plan.HAReplicas, state.HAReplicas) || changedKnown(plan.SyncReplicas, state.SyncReplicas))
-	add("connection_pooler_enabled", changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled))
-	add("environment", changedKnown(plan.Environment, state.Environment))
-	add("password", changedKnown(plan.Password, state.Password) || changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion))
-	return out
-}
-
-// serviceUpdateCallsAPI reports whether an update from state to plan makes an API call.
-func serviceUpdateCallsAPI(plan, state serviceResourceModel) bool {
-	return !plan.VpcID.Equal(state.VpcID) || changedKnown(plan.Name, state.Name) ||
-		changedKnown(plan.CPUMillis, state.CPUMillis) || changedKnown(plan.MemoryGbs, state.MemoryGbs) ||
-		changedKnown(plan.HAReplicas, state.HAReplicas) || changedKnown(plan.SyncReplicas, state.SyncReplicas) ||
-		changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled) ||
-		changedKnown(plan.Environment, state.Environment) ||
-		changedKnown(plan.Password, state.Password) ||
-		changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion)
-}
-
 // ---- replacement rules: decided here only (ModifyPlan sets RequiresReplace) ----
 
 // serviceReplacements are the attributes whose planned change replaces the service: region_code
@@ -333,32 +302,4 @@ func forkReplace(planFork, stateFork, stateForkedFrom types.Object) bool {
 func addonsDerived(ctx context.Context, get func(context.Context, string) ([]byte, diag.Diagnostics)) bool {
 	b, diags := get(ctx, privateAddonsDerived)
 	return !diags.HasError() && len(b) > 0 && string(b) == "true"
-}
-
-// addonsForServiceType derives the addons from a service type (after import, or for data sources):
-// POSTGRES -> [], TIMESERIESDB/TIMESCALEDB -> [time-series], VECTOR -> [ai]; unknown types -> [].
-// A service created with both addons reports TIMESERIESDB, so `ai` cannot be recovered from it.
-func addonsForServiceType(serviceType string) []string {
-	switch strings.ToUpper(strings.TrimSpace(serviceType)) {
-	case serviceTypeTimeseriesDB, serviceTypeTimescaleDB:
-		return []string{addonTimeSeries}
-	case serviceTypeVector:
-		return []string{addonAI}
-	}
-	return []string{}
-}
-
-// addonsMatchServiceType reports whether a service created with addons could report serviceType.
-// Unknown service types match anything: the provider cannot tell.
-func addonsMatchServiceType(addons []string, serviceType string) bool {
-	ts, ai := slices.Contains(addons, addonTimeSeries), slices.Contains(addons, addonAI)
-	switch strings.ToUpper(strings.TrimSpace(serviceType)) {
-	case serviceTypePostgres:
-		return !ts && !ai
-	case serviceTypeTimeseriesDB, serviceTypeTimescaleDB:
-		return ts
-	case serviceTypeVector:
-		return ai && !ts
-	}
-	return true
 }

@@ -2,7 +2,7 @@ package provider
 
 // dbcloud_service: the resource type and its CRUD, top to bottom, then how the provider finds,
 // reads the status of, and waits for a service. Schema: service_schema.go; plan logic: service_plan.go;
-// update actions: service_update.go; record mapping: service_flatten.go.
+// update actions: service_update.go; record mapping: service_flatten.go; model: service_model.go.
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -47,25 +46,6 @@ func NewServiceResource() resource.Resource {
 }
 
 type serviceResource struct{ resourceBase }
-
-// serviceResourceModel is the resource's model: the service's fields as the API shows them
-// (serviceFields, mapped from a record once by flattenService) and the arguments only the resource has.
-type serviceResourceModel struct {
-	serviceFields
-	Password           types.String   `tfsdk:"password"`
-	PasswordWO         types.String   `tfsdk:"password_wo"`
-	PasswordWOVersion  types.Int64    `tfsdk:"password_wo_version"`
-	Fork               types.Object   `tfsdk:"fork"`
-	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
-	Timeouts           timeouts.Value `tfsdk:"timeouts"`
-	InitialPassword    types.String   `tfsdk:"initial_password"`
-}
-
-type serviceForkModel struct {
-	SourceServiceID types.String `tfsdk:"source_service_id"`
-	Strategy        types.String `tfsdk:"strategy"`
-	TargetTime      types.String `tfsdk:"target_time"`
-}
 
 // Create creates (or forks) the service, records its id in state at once, waits for READY, makes the
 // calls the create call cannot (HA, pooler, VPC, password), and pauses it when asked.
@@ -118,8 +98,8 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 	// 3. paused = true: stop it now that it is READY and set up; otherwise read the READY record.
 	var final *api.Service
 	if plan.Paused.ValueBool() {
-		if err := stopService(ctx, r.pd, id); err != nil {
-			fail(serviceActionSummaries[actionStop].create, err)
+		if err := serviceStop.run(ctx, r.pd, id); err != nil {
+			fail(serviceCalls[actionStop].create, err)
 			return
 		}
 		final, err = waitServicePaused(ctx, r.pd, id)
@@ -176,15 +156,14 @@ func (r *serviceResource) createAndRecord(ctx context.Context, plan serviceResou
 // error is an error, with the progress saved (Terraform taints the service).
 func (r *serviceResource) createFailed(ctx context.Context, resp *resource.CreateResponse, plan, cur serviceResourceModel, summary string, err error) {
 	pd, id := r.pd, cur.ID.ValueString()
-	if !wait.Interrupted(err) {
+	if !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "Interrupted while waiting; the next apply resumes the wait",
+		fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
+			"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id)) {
 		pd.addError(ctx, &resp.Diagnostics, summary, err)
 		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 		return
 	}
-	resp.Diagnostics.AddWarning("Interrupted while waiting; the next apply resumes the wait",
-		fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
-			"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), id))
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	rctx, cancel := wait.Detached(ctx, 30*time.Second)
 	defer cancel()
 	if svc, gerr := pd.client.GetService(rctx, id); gerr == nil {
 		cur.applyRecord(svc, pd.client.ProjectID())
@@ -257,17 +236,17 @@ func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResource
 	return svc, adopted
 }
 
-// afterCreate makes the calls the create call cannot: HA replicas, connection pooler, VPC, password
-// (the actions of an update, see service_update.go). It returns the diagnostic summary of the step that
-// failed.
+// afterCreate makes the calls the create call cannot: the changes of serviceChanges marked afterCreate
+// (HA replicas, connection pooler) from the created record to the plan, then the VPC and the password
+// (a password_wo without a version too). These are the actions of an update (service_update.go). It
+// returns the diagnostic summary of the step that failed.
 func (r *serviceResource) afterCreate(ctx context.Context, id string, plan serviceResourceModel, ready *api.Service, passwordWO types.String) (string, error) {
 	var actions []serviceAction
-	if in, ok := haInput(plan, ready); ok {
-		actions = append(actions, serviceAction{Kind: actionSetHA, HA: in})
-	}
-	poolerOn := ready.ConnectionPooler != nil && ready.ConnectionPooler.Endpoint != nil
-	if known(plan.ConnectionPoolerEnabled) && plan.ConnectionPoolerEnabled.ValueBool() != poolerOn {
-		actions = append(actions, serviceAction{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()})
+	created := serviceResourceModel{serviceFields: flattenService(ready)}
+	for _, c := range serviceChanges {
+		if c.afterCreate && c.changed(plan, created) {
+			actions = append(actions, c.actions(plan, created)...)
+		}
 	}
 	if known(plan.VpcID) {
 		actions = append(actions, serviceAction{Kind: actionAttachVPC, VpcID: plan.VpcID.ValueString()})
@@ -277,7 +256,7 @@ func (r *serviceResource) afterCreate(ctx context.Context, id string, plan servi
 	}
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
-			return serviceActionSummaries[a.Kind].create, err
+			return serviceCalls[a.Kind].create, err
 		}
 	}
 	return "", nil
@@ -303,7 +282,7 @@ func (r *serviceResource) forkWhenReady(ctx context.Context, sourceID string, bo
 	}
 }
 
-// createBody builds the create request from the plan (sizes are strings in this request).
+// createBody builds the create request from the plan.
 func createBody(ctx context.Context, plan serviceResourceModel) (api.ServiceCreate, diag.Diagnostics) {
 	addons, diags := setStrings(ctx, plan.Addons)
 	apiAddons := make([]api.Addon, 0, len(addons))
@@ -317,13 +296,7 @@ func createBody(ctx context.Context, plan serviceResourceModel) (api.ServiceCrea
 	if known(plan.HAReplicas) {
 		body.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
 	}
-	if known(plan.CPUMillis) && known(plan.MemoryGbs) {
-		body.CPUMillis = ptr(strconv.FormatInt(plan.CPUMillis.ValueInt64(), 10))
-		body.MemoryGbs = ptr(strconv.FormatInt(plan.MemoryGbs.ValueInt64(), 10))
-	}
-	if known(plan.Environment) {
-		body.EnvironmentTag = ptr(api.Environment(plan.Environment.ValueString()))
-	}
+	setSizesAndEnvironment(&body, plan)
 	return body, diags
 }
 
@@ -341,30 +314,25 @@ func forkBody(plan serviceResourceModel, fork *serviceForkModel) (api.ForkServic
 		}
 		body.TargetTime = &t
 	}
-	if known(plan.CPUMillis) && known(plan.MemoryGbs) {
-		body.CPUMillis = ptr(strconv.FormatInt(plan.CPUMillis.ValueInt64(), 10))
-		body.MemoryGbs = ptr(strconv.FormatInt(plan.MemoryGbs.ValueInt64(), 10))
-	}
-	if known(plan.Environment) {
-		body.EnvironmentTag = ptr(api.Environment(plan.Environment.ValueString()))
-	}
+	setSizesAndEnvironment(&body, plan)
 	return body, nil
 }
 
-// haInput is the setHA request that brings the record to the planned HA counts, if any is needed.
-func haInput(plan serviceResourceModel, svc *api.Service) (api.SetHAInput, bool) {
-	var cur api.HAReplicas
-	if svc.HaReplicas != nil {
-		cur = *svc.HaReplicas
+// sizesAndEnvironment is a create or a fork body: both take the sizes and the environment tag from
+// the plan (the client writes the sizes as the API wants them).
+type sizesAndEnvironment interface {
+	SetSizes(cpuMillis, memoryGbs int)
+	SetEnvironment(env api.Environment)
+}
+
+// setSizesAndEnvironment sets a create's or a fork's sizes (when both are known) and environment.
+func setSizesAndEnvironment(body sizesAndEnvironment, plan serviceResourceModel) {
+	if known(plan.CPUMillis) && known(plan.MemoryGbs) {
+		body.SetSizes(int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64()))
 	}
-	var in api.SetHAInput
-	if known(plan.HAReplicas) && (cur.ReplicaCount == nil || int64(*cur.ReplicaCount) != plan.HAReplicas.ValueInt64()) {
-		in.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
+	if known(plan.Environment) {
+		body.SetEnvironment(api.Environment(plan.Environment.ValueString()))
 	}
-	if known(plan.SyncReplicas) && (cur.SyncReplicaCount == nil || int64(*cur.SyncReplicaCount) != plan.SyncReplicas.ValueInt64()) {
-		in.SyncReplicaCount = ptr(int(plan.SyncReplicas.ValueInt64()))
-	}
-	return in, in.ReplicaCount != nil || in.SyncReplicaCount != nil
 }
 
 // firstKnown returns the first known, non-empty string.

@@ -5,12 +5,10 @@ package provider
 import (
 	"context"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -344,36 +342,4 @@ func (r *serviceResource) IdentitySchema(_ context.Context, _ resource.IdentityS
 			},
 		},
 	}
-}
-
-// Addons and the service types they produce.
-const (
-	addonTimeSeries = string(api.TimeSeries) // "time-series"
-	addonAI         = string(api.Ai)         // "ai"
-
-	serviceTypePostgres     = "POSTGRES"
-	serviceTypeTimescaleDB  = "TIMESCALEDB"  // the live API's spelling
-	serviceTypeTimeseriesDB = "TIMESERIESDB" // an older spelling of TIMESCALEDB, still accepted
-	serviceTypeVector       = "VECTOR"
-)
-
-// serviceAddonValues are the values `addons` accepts.
-var serviceAddonValues = []string{addonTimeSeries, addonAI}
-
-// serviceEnvironments are the values `environment` accepts.
-var serviceEnvironments = []string{string(api.DEV), string(api.PROD)}
-
-// serviceForkStrategies are the values `fork.strategy` accepts.
-var serviceForkStrategies = []string{string(api.LASTSNAPSHOT), string(api.NOW), string(api.PITR)}
-
-var serviceForkedFromAttrTypes = map[string]attr.Type{
-	"project_id": types.StringType,
-	"service_id": types.StringType,
-	"is_standby": types.BoolType,
-}
-
-var serviceForkAttrTypes = map[string]attr.Type{
-	"source_service_id": types.StringType,
-	"strategy":          types.StringType,
-	"target_time":       types.StringType,
 }

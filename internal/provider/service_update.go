@@ -47,57 +47,144 @@ type serviceAction struct {
 	Name      string
 }
 
+// serviceChange is one thing an update of a service can change in place: the attributes (as messages
+// name them), whether the plan changes them, and the API calls that make the change.
+type serviceChange struct {
+	attrs   string
+	changed func(plan, state serviceResourceModel) bool
+	actions func(plan, state serviceResourceModel) []serviceAction // called only when changed
+	// afterCreate: the created record may differ from the plan (the create call cannot set it, or
+	// not all of it), so that afterCreate makes the change from the created record too.
+	afterCreate bool
+}
+
+// serviceChanges is the one list of what an update can change in place, in the order an update makes
+// the calls. planServiceActions, serviceChangesNeedingRunning and serviceUpdateCallsAPI are derived
+// from it: a new in-place attribute is its model field, its schema attribute, one entry here and the
+// client call (a kind and its entry in serviceCalls). Start and stop (paused) are not in it: a paused
+// service accepts none of these, so start comes first and stop last.
+var serviceChanges = []serviceChange{
+	{
+		attrs: "name",
+		changed: func(plan, state serviceResourceModel) bool {
+			return !plan.Name.IsUnknown() && !plan.Name.Equal(state.Name)
+		},
+		actions: func(plan, state serviceResourceModel) []serviceAction {
+			return onlyIf(changedKnown(plan.Name, state.Name), serviceAction{Kind: actionRename, Name: plan.Name.ValueString()})
+		},
+	},
+	{
+		attrs:   "vpc_id",
+		changed: func(plan, state serviceResourceModel) bool { return !plan.VpcID.Equal(state.VpcID) },
+		actions: func(plan, state serviceResourceModel) []serviceAction {
+			return append(onlyIf(known(state.VpcID), serviceAction{Kind: actionDetachVPC, VpcID: state.VpcID.ValueString()}),
+				onlyIf(known(plan.VpcID), serviceAction{Kind: actionAttachVPC, VpcID: plan.VpcID.ValueString()})...)
+		},
+	},
+	{
+		attrs: "cpu_millis/memory_gbs",
+		changed: func(plan, state serviceResourceModel) bool {
+			return changedKnown(plan.CPUMillis, state.CPUMillis) || changedKnown(plan.MemoryGbs, state.MemoryGbs)
+		},
+		actions: func(plan, _ serviceResourceModel) []serviceAction {
+			return onlyIf(known(plan.CPUMillis) && known(plan.MemoryGbs),
+				serviceAction{Kind: actionResize, CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())})
+		},
+	},
+	{
+		attrs: "ha_replicas/sync_replicas",
+		changed: func(plan, state serviceResourceModel) bool {
+			return changedKnown(plan.HAReplicas, state.HAReplicas) || changedKnown(plan.SyncReplicas, state.SyncReplicas)
+		},
+		actions: func(plan, state serviceResourceModel) []serviceAction {
+			var ha api.SetHAInput
+			if changedKnown(plan.HAReplicas, state.HAReplicas) {
+				ha.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
+			}
+			if changedKnown(plan.SyncReplicas, state.SyncReplicas) {
+				ha.SyncReplicaCount = ptr(int(plan.SyncReplicas.ValueInt64()))
+			}
+			return []serviceAction{{Kind: actionSetHA, HA: ha}}
+		},
+		afterCreate: true,
+	},
+	{
+		attrs: "connection_pooler_enabled",
+		changed: func(plan, state serviceResourceModel) bool {
+			return changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled)
+		},
+		actions: func(plan, _ serviceResourceModel) []serviceAction {
+			return []serviceAction{{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()}}
+		},
+		afterCreate: true,
+	},
+	{
+		attrs:   "environment",
+		changed: func(plan, state serviceResourceModel) bool { return changedKnown(plan.Environment, state.Environment) },
+		actions: func(plan, _ serviceResourceModel) []serviceAction {
+			return []serviceAction{{Kind: actionSetEnvironment, Env: api.Environment(plan.Environment.ValueString())}}
+		},
+	},
+	{
+		// A new password, or a new password_wo_version (password_wo is taken from the configuration).
+		attrs: "password",
+		changed: func(plan, state serviceResourceModel) bool {
+			return changedKnown(plan.Password, state.Password) || changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion)
+		},
+		actions: func(plan, state serviceResourceModel) []serviceAction {
+			if changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion) {
+				return []serviceAction{{Kind: actionSetPassword, Password: plan.PasswordWO.ValueString()}}
+			}
+			return onlyIf(plan.Password.ValueString() != "", serviceAction{Kind: actionSetPassword, Password: plan.Password.ValueString()})
+		},
+	},
+}
+
+// onlyIf returns the actions when cond holds, else none.
+func onlyIf[T any](cond bool, a ...T) []T {
+	if cond {
+		return a
+	}
+	return nil
+}
+
 // planServiceActions is the pure heart of Update: from the prior state and the plan (with password_wo
 // taken from the configuration) it returns the API calls to make, in order: start (a paused service
-// that the plan resumes: every other call needs it running), rename, VPC (detach from the old one,
-// then attach to the new one), resize, HA replicas, connection pooler, environment, password (a new
-// password, or a new password_wo_version), and stop last (paused = true). No change means no action.
+// that the plan resumes: every other call needs it running), the calls of serviceChanges in its
+// order, and stop last (paused = true). No change means no action.
 func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 	var out []serviceAction
 	statePaused := serviceModelPaused(state)
 	if statePaused && known(plan.Paused) && !plan.Paused.ValueBool() {
 		out = append(out, serviceAction{Kind: actionStart})
 	}
-	if changedKnown(plan.Name, state.Name) {
-		out = append(out, serviceAction{Kind: actionRename, Name: plan.Name.ValueString()})
-	}
-	if !plan.VpcID.Equal(state.VpcID) {
-		if known(state.VpcID) {
-			out = append(out, serviceAction{Kind: actionDetachVPC, VpcID: state.VpcID.ValueString()})
+	for _, c := range serviceChanges {
+		if c.changed(plan, state) {
+			out = append(out, c.actions(plan, state)...)
 		}
-		if known(plan.VpcID) {
-			out = append(out, serviceAction{Kind: actionAttachVPC, VpcID: plan.VpcID.ValueString()})
-		}
-	}
-	if known(plan.CPUMillis) && known(plan.MemoryGbs) && (!plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs)) {
-		out = append(out, serviceAction{Kind: actionResize, CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())})
-	}
-	var ha api.SetHAInput
-	if changedKnown(plan.HAReplicas, state.HAReplicas) {
-		ha.ReplicaCount = ptr(int(plan.HAReplicas.ValueInt64()))
-	}
-	if changedKnown(plan.SyncReplicas, state.SyncReplicas) {
-		ha.SyncReplicaCount = ptr(int(plan.SyncReplicas.ValueInt64()))
-	}
-	if ha.ReplicaCount != nil || ha.SyncReplicaCount != nil {
-		out = append(out, serviceAction{Kind: actionSetHA, HA: ha})
-	}
-	if changedKnown(plan.ConnectionPoolerEnabled, state.ConnectionPoolerEnabled) {
-		out = append(out, serviceAction{Kind: actionSetPooler, Pooler: plan.ConnectionPoolerEnabled.ValueBool()})
-	}
-	if changedKnown(plan.Environment, state.Environment) {
-		out = append(out, serviceAction{Kind: actionSetEnvironment, Env: api.Environment(plan.Environment.ValueString())})
-	}
-	switch {
-	case changedKnown(plan.PasswordWOVersion, state.PasswordWOVersion):
-		out = append(out, serviceAction{Kind: actionSetPassword, Password: plan.PasswordWO.ValueString()})
-	case changedKnown(plan.Password, state.Password) && plan.Password.ValueString() != "":
-		out = append(out, serviceAction{Kind: actionSetPassword, Password: plan.Password.ValueString()})
 	}
 	if !statePaused && known(plan.Paused) && plan.Paused.ValueBool() {
 		out = append(out, serviceAction{Kind: actionStop})
 	}
 	return out
+}
+
+// serviceChangesNeedingRunning names the planned changes that make an API call a paused service
+// refuses: every entry of serviceChanges (start/stop and the Terraform-only settings are not in it).
+func serviceChangesNeedingRunning(plan, state serviceResourceModel) []string {
+	var out []string
+	for _, c := range serviceChanges {
+		if c.changed(plan, state) {
+			out = append(out, c.attrs)
+		}
+	}
+	return out
+}
+
+// serviceUpdateCallsAPI reports whether an update from state to plan makes an API call (other than
+// start and stop).
+func serviceUpdateCallsAPI(plan, state serviceResourceModel) bool {
+	return len(serviceChangesNeedingRunning(plan, state)) > 0
 }
 
 // sortServiceActions puts actions in the order planServiceActions makes them (stop last).
@@ -111,77 +198,115 @@ func sortServiceActions(actions []serviceAction) {
 	}
 }
 
-// serviceModelPaused reports whether a model (state) says the service is paused.
-func serviceModelPaused(m serviceResourceModel) bool {
-	return m.Paused.ValueBool() || m.Status.ValueString() == string(api.PAUSED)
+// serviceCall is what an update knows of one kind of call: the diagnostic summaries of its failure
+// (in an update, and after a create: "" where a create never makes it), the call, and what it records
+// in the model of what holds so far once it succeeded (nil: nothing; the record read after shows it).
+type serviceCall struct {
+	update, create string
+	call           func(ctx context.Context, pd *providerData, id string, a serviceAction) error
+	record         func(cur *serviceResourceModel, plan serviceResourceModel)
 }
 
-// serviceActionSummaries are the diagnostic summaries of a failed action, in an update and after a create.
-var serviceActionSummaries = map[serviceActionKind]struct{ update, create string }{
-	actionDetachVPC:      {"Could not detach the service from its VPC", ""},
-	actionAttachVPC:      {"Could not attach the service to the VPC", "Service created but attaching it to the VPC failed"},
-	actionResize:         {"Could not resize the service", ""},
-	actionSetHA:          {"Could not change the HA replicas", "Service created but setting HA replicas failed"},
-	actionSetPooler:      {"Could not change the connection pooler", "Service created but changing the connection pooler failed"},
-	actionSetEnvironment: {"Could not change the environment", ""},
-	actionSetPassword:    {"Could not change the password", "Service created but setting the password failed"},
-	actionRename:         {"Could not rename the service", ""},
-	actionStart:          {"Could not start (resume) the service", ""},
-	actionStop:           {"Could not stop (pause) the service", "Service created but stopping (pausing) it failed"},
+// serviceCalls are the calls of an update, one per kind. Every call but start and stop goes through
+// changeService (wait for READY, retry while busy, look after a lost answer).
+var serviceCalls = map[serviceActionKind]serviceCall{
+	actionDetachVPC: {
+		update: "Could not detach the service from its VPC",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "detaching from VPC "+a.VpcID, true,
+				func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, a.VpcID) }, vpcDetached)
+		},
+		record: func(cur *serviceResourceModel, _ serviceResourceModel) { cur.VpcID = types.StringNull() },
+	},
+	actionAttachVPC: {
+		update: "Could not attach the service to the VPC", create: "Service created but attaching it to the VPC failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "attaching to VPC "+a.VpcID, true,
+				func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, a.VpcID) }, vpcAttached(a.VpcID))
+		},
+		record: func(cur *serviceResourceModel, plan serviceResourceModel) { cur.VpcID = plan.VpcID },
+	},
+	actionResize: {
+		update: "Could not resize the service",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "resizing", true,
+				func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) },
+				serviceResizedTo(a.CPUMillis, a.MemoryGbs))
+		},
+		record: func(cur *serviceResourceModel, plan serviceResourceModel) {
+			cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
+		},
+	},
+	actionSetHA: {
+		update: "Could not change the HA replicas", create: "Service created but setting HA replicas failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "setting HA replicas", true,
+				func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, serviceHAIs(a.HA))
+		},
+	},
+	actionSetPooler: {
+		update: "Could not change the connection pooler", create: "Service created but changing the connection pooler failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			if a.Pooler {
+				return changeService(ctx, pd, id, "enabling the connection pooler", false,
+					func(ctx context.Context) error { return pd.client.EnablePooler(ctx, id) }, servicePoolerIs(true))
+			}
+			return changeService(ctx, pd, id, "disabling the connection pooler", false,
+				func(ctx context.Context) error { return pd.client.DisablePooler(ctx, id) }, servicePoolerIs(false))
+		},
+	},
+	actionSetEnvironment: {
+		update: "Could not change the environment",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "setting the environment", false,
+				func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, serviceEnvironmentIs(a.Env))
+		},
+	},
+	actionSetPassword: {
+		update: "Could not change the password", create: "Service created but setting the password failed",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "setting the password", false,
+				func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
+		},
+	},
+	actionRename: {
+		update: "Could not rename the service",
+		call: func(ctx context.Context, pd *providerData, id string, a serviceAction) error {
+			return changeService(ctx, pd, id, "the new name "+a.Name, false,
+				func(ctx context.Context) error { _, err := pd.client.RenameService(ctx, id, a.Name); return err },
+				func(s *api.Service) bool { return deref(s.Name) == a.Name })
+		},
+		record: func(cur *serviceResourceModel, plan serviceResourceModel) { cur.Name = plan.Name },
+	},
+	actionStart: {
+		update: "Could not start (resume) the service",
+		call: func(ctx context.Context, pd *providerData, id string, _ serviceAction) error {
+			return serviceStart.run(ctx, pd, id)
+		},
+		record: func(cur *serviceResourceModel, _ serviceResourceModel) { cur.Paused = types.BoolValue(false) },
+	},
+	actionStop: {
+		update: "Could not stop (pause) the service", create: "Service created but stopping (pausing) it failed",
+		call: func(ctx context.Context, pd *providerData, id string, _ serviceAction) error {
+			return serviceStop.run(ctx, pd, id)
+		},
+		record: func(cur *serviceResourceModel, _ serviceResourceModel) { cur.Paused = types.BoolValue(true) },
+	},
 }
 
-// run makes the action's API call through changeService (wait for READY, retry while busy, look
-// after a lost answer).
+// run makes the action's API call (serviceCalls).
 func (a serviceAction) run(ctx context.Context, r *serviceResource, id string) error {
-	pd := r.pd
-	switch a.Kind {
-	case actionDetachVPC:
-		return changeService(ctx, pd, id, "detaching from VPC "+a.VpcID, true,
-			func(ctx context.Context) error { return pd.client.DetachFromVPC(ctx, id, a.VpcID) }, vpcDetached)
-	case actionAttachVPC:
-		return changeService(ctx, pd, id, "attaching to VPC "+a.VpcID, true,
-			func(ctx context.Context) error { return pd.client.AttachToVPC(ctx, id, a.VpcID) }, vpcAttached(a.VpcID))
-	case actionResize:
-		return changeService(ctx, pd, id, "resizing", true,
-			func(ctx context.Context) error { return pd.client.ResizeService(ctx, id, a.CPUMillis, a.MemoryGbs) }, serviceResizedTo(a.CPUMillis, a.MemoryGbs))
-	case actionSetHA:
-		return changeService(ctx, pd, id, "setting HA replicas", true,
-			func(ctx context.Context) error { return pd.client.SetHA(ctx, id, a.HA) }, serviceHAIs(a.HA))
-	case actionSetPooler:
-		return r.setPooler(ctx, id, a.Pooler)
-	case actionSetEnvironment:
-		return changeService(ctx, pd, id, "setting the environment", false,
-			func(ctx context.Context) error { return pd.client.SetEnvironment(ctx, id, a.Env) }, serviceEnvironmentIs(a.Env))
-	case actionSetPassword:
-		return changeService(ctx, pd, id, "setting the password", false,
-			func(ctx context.Context) error { return pd.client.UpdatePassword(ctx, id, a.Password) }, nil)
-	case actionRename:
-		return changeService(ctx, pd, id, "the new name "+a.Name, false,
-			func(ctx context.Context) error { _, err := pd.client.RenameService(ctx, id, a.Name); return err },
-			func(s *api.Service) bool { return deref(s.Name) == a.Name })
-	case actionStop:
-		return stopService(ctx, pd, id)
-	case actionStart:
-		return startService(ctx, pd, id)
+	c, ok := serviceCalls[a.Kind]
+	if !ok {
+		return fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
 	}
-	return fmt.Errorf("unknown update action %d: this is a bug in the provider", a.Kind)
+	return c.call(ctx, r.pd, id, a)
 }
 
 // record updates cur, what holds so far, once the action succeeded.
 func (a serviceAction) record(cur *serviceResourceModel, plan serviceResourceModel) {
-	switch a.Kind {
-	case actionDetachVPC:
-		cur.VpcID = types.StringNull()
-	case actionAttachVPC:
-		cur.VpcID = plan.VpcID
-	case actionResize:
-		cur.CPUMillis, cur.MemoryGbs = plan.CPUMillis, plan.MemoryGbs
-	case actionRename:
-		cur.Name = plan.Name
-	case actionStart:
-		cur.Paused = types.BoolValue(false)
-	case actionStop:
-		cur.Paused = types.BoolValue(true)
+	if rec := serviceCalls[a.Kind].record; rec != nil {
+		rec(cur, plan)
 	}
 }
 
@@ -214,7 +339,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	actions, resumeCreate := updateActions(ctx, req, state, plan, passwordWO)
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
-			pd.addError(ctx, &resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
+			pd.addError(ctx, &resp.Diagnostics, serviceCalls[a.Kind].update, err)
 			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 			return
 		}
@@ -284,7 +409,7 @@ func (r *serviceResource) saveProgress(ctx context.Context, m serviceResourceMod
 	Set(context.Context, any) diag.Diagnostics
 }, diags *diag.Diagnostics,
 ) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	rctx, cancel := wait.Detached(ctx, 30*time.Second)
 	defer cancel()
 	if svc, err := r.pd.client.GetService(rctx, m.ID.ValueString()); err == nil {
 		m.applyRecord(svc, r.pd.client.ProjectID())
@@ -293,13 +418,6 @@ func (r *serviceResource) saveProgress(ctx context.Context, m serviceResourceMod
 	}
 	m.forState()
 	diags.Append(state.Set(ctx, &m)...)
-}
-
-func (r *serviceResource) setPooler(ctx context.Context, id string, on bool) error {
-	if on {
-		return changeService(ctx, r.pd, id, "enabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.EnablePooler(ctx, id) }, servicePoolerIs(true))
-	}
-	return changeService(ctx, r.pd, id, "disabling the connection pooler", false, func(ctx context.Context) error { return r.pd.client.DisablePooler(ctx, id) }, servicePoolerIs(false))
 }
 
 // ---- busy service: one state-changing call at a time ----
@@ -342,67 +460,95 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 	return nil
 }
 
-// stopService stops (pauses) a service and waits for PAUSED. It waits for READY first (the API answers
-// 409 otherwise), retries after a 409 or a lost answer, and is done at once when the service is
-// already PAUSING or PAUSED.
-func stopService(ctx context.Context, pd *providerData, id string) error {
-	c := wait.Busy{
-		What: fmt.Sprintf("service %s to accept the stop", id),
-		Call: func(ctx context.Context) error { _, err := pd.client.StopService(ctx, id); return err },
+// serviceSwitch is a stop (pause) or a start (resume) of a service: the one way either is sent
+// (request, for the actions) and waited for (run, for create and update).
+type serviceSwitch struct {
+	name, doing string                                                                       // "stop", "stopping"
+	call        func(ctx context.Context, c *api.Client, id string) error                    // the API call
+	from        func(ctx context.Context, pd *providerData, id string) (*api.Service, error) // waits for the status the call needs
+	to          func(ctx context.Context, pd *providerData, id string) (*api.Service, error) // waits for the status it ends in
+	there       []api.ServiceStatus                                                          // the call took effect, or is not needed
+}
+
+var (
+	// serviceStop waits for READY first (the API answers 409 otherwise) and ends in PAUSED.
+	serviceStop = serviceSwitch{
+		name: "stop", doing: "stopping",
+		call: func(ctx context.Context, c *api.Client, id string) error {
+			_, err := c.StopService(ctx, id)
+			return err
+		},
+		from: func(ctx context.Context, pd *providerData, id string) (*api.Service, error) {
+			return waitServiceReady(ctx, pd, id, false)
+		},
+		to:    waitServicePaused,
+		there: []api.ServiceStatus{api.PAUSING, api.PAUSED},
+	}
+	// serviceStart waits for PAUSED first (a stop may still be under way) and ends in READY.
+	serviceStart = serviceSwitch{
+		name: "start", doing: "starting",
+		call: func(ctx context.Context, c *api.Client, id string) error {
+			_, err := c.StartService(ctx, id)
+			return err
+		},
+		from:  waitServicePaused,
+		to:    waitServiceResumed,
+		there: []api.ServiceStatus{api.RESUMING, api.READY},
+	}
+)
+
+// request sends the stop or start through the one busy-retry: it is done at once when the service is
+// already on its way there (PAUSING or PAUSED for a stop), else it waits for the status the call
+// needs, sends the call again after a 409, and after a lost answer looks whether the call took effect
+// before sending it again. It does not wait for the status the call ends in.
+func (s serviceSwitch) request(ctx context.Context, pd *providerData, id string) error {
+	there := serviceStatusIn(pd, id, s.there...)
+	err := wait.WhileBusy(ctx, pd.backoff, wait.Busy{
+		What: fmt.Sprintf("service %s to accept the %s", id, s.name),
+		Call: func(ctx context.Context) error { return s.call(ctx, pd.client, id) },
 		Before: func(ctx context.Context) error {
-			svc, err := pd.client.GetService(ctx, id)
-			if err == nil && (serviceStatus(svc) == string(api.PAUSED) || serviceStatus(svc) == string(api.PAUSING)) {
+			if there(ctx) {
 				return errAlreadyThere
 			}
-			if _, err := waitServiceReady(ctx, pd, id, false); err != nil {
-				return fmt.Errorf("before stopping: %w", err)
+			if _, err := s.from(ctx, pd, id); err != nil {
+				return fmt.Errorf("before %s: %w", s.doing, err)
 			}
 			return nil
 		},
-		Applied: func(ctx context.Context) bool {
-			svc, err := pd.client.GetService(ctx, id)
-			return err == nil && (serviceStatus(svc) == string(api.PAUSING) || serviceStatus(svc) == string(api.PAUSED))
-		},
+		Applied:    there,
 		MaxRetries: maxServiceConflictRetries,
+	})
+	if errors.Is(err, errAlreadyThere) {
+		return nil
 	}
-	if err := wait.WhileBusy(ctx, pd.backoff, c); err != nil && !errors.Is(err, errAlreadyThere) {
+	return err
+}
+
+// run requests the stop or start and waits for the status it ends in (PAUSED, READY).
+func (s serviceSwitch) run(ctx context.Context, pd *providerData, id string) error {
+	if err := s.request(ctx, pd, id); err != nil {
 		return err
 	}
-	if _, err := waitServicePaused(ctx, pd, id); err != nil {
-		return fmt.Errorf("after stopping: %w", err)
+	if _, err := s.to(ctx, pd, id); err != nil {
+		return fmt.Errorf("after %s: %w", s.doing, err)
 	}
 	return nil
 }
 
-// startService starts (resumes) a paused service and waits for READY. It waits for PAUSED first (a
-// stop may still be under way), and is done at once when the service is already RESUMING or READY.
-func startService(ctx context.Context, pd *providerData, id string) error {
-	c := wait.Busy{
-		What: fmt.Sprintf("service %s to accept the start", id),
-		Call: func(ctx context.Context) error { _, err := pd.client.StartService(ctx, id); return err },
-		Before: func(ctx context.Context) error {
-			svc, err := pd.client.GetService(ctx, id)
-			if err == nil && (serviceStatus(svc) == string(api.READY) || serviceStatus(svc) == string(api.RESUMING)) {
-				return errAlreadyThere
+// serviceStatusIn is a wait.Busy Applied: whether the service's status is one of statuses.
+func serviceStatusIn(pd *providerData, id string, statuses ...api.ServiceStatus) func(context.Context) bool {
+	return func(ctx context.Context) bool {
+		svc, err := pd.client.GetService(ctx, id)
+		if err != nil {
+			return false
+		}
+		for _, s := range statuses {
+			if serviceStatus(svc) == string(s) {
+				return true
 			}
-			if _, err := waitServicePaused(ctx, pd, id); err != nil {
-				return fmt.Errorf("before starting: %w", err)
-			}
-			return nil
-		},
-		Applied: func(ctx context.Context) bool {
-			svc, err := pd.client.GetService(ctx, id)
-			return err == nil && (serviceStatus(svc) == string(api.RESUMING) || serviceStatus(svc) == string(api.READY))
-		},
-		MaxRetries: maxServiceConflictRetries,
+		}
+		return false
 	}
-	if err := wait.WhileBusy(ctx, pd.backoff, c); err != nil && !errors.Is(err, errAlreadyThere) {
-		return err
-	}
-	if _, err := waitServiceResumed(ctx, pd, id); err != nil {
-		return fmt.Errorf("after starting: %w", err)
-	}
-	return nil
 }
 
 // errAlreadyThere ends a stop or start before its call: the service is already where it should go.

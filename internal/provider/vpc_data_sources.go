@@ -23,7 +23,7 @@ var (
 
 // NewVPCDataSource is the dbcloud_vpc data source.
 func NewVPCDataSource() datasource.DataSource {
-	return manageDataSource(&vpcDataSource{dataSourceBase{typeName: "dbcloud_vpc"}})
+	return manageDataSource(&vpcDataSource{dataSourceBase{typeName: vpcTypeName}})
 }
 
 type vpcDataSource struct{ dataSourceBase }
@@ -118,7 +118,7 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 
 // NewVPCsDataSource is the dbcloud_vpcs data source.
 func NewVPCsDataSource() datasource.DataSource {
-	return manageDataSource(&vpcsDataSource{dataSourceBase{typeName: "dbcloud_vpcs"}})
+	return manageDataSource(&vpcsDataSource{dataSourceBase{typeName: vpcsTypeName}})
 }
 
 type vpcsDataSource struct{ dataSourceBase }

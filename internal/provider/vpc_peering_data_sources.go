@@ -16,7 +16,7 @@ import (
 
 // NewVPCPeeringDataSource is the dbcloud_vpc_peering data source.
 func NewVPCPeeringDataSource() datasource.DataSource {
-	return manageDataSource(&vpcPeeringDataSource{dataSourceBase{typeName: "dbcloud_vpc_peering"}})
+	return manageDataSource(&vpcPeeringDataSource{dataSourceBase{typeName: peeringTypeName}})
 }
 
 type vpcPeeringDataSource struct{ dataSourceBase }
@@ -96,7 +96,7 @@ func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequ
 
 // NewVPCPeeringsDataSource is the dbcloud_vpc_peerings data source.
 func NewVPCPeeringsDataSource() datasource.DataSource {
-	return manageDataSource(&vpcPeeringsDataSource{dataSourceBase{typeName: "dbcloud_vpc_peerings"}})
+	return manageDataSource(&vpcPeeringsDataSource{dataSourceBase{typeName: peeringsTypeName}})
 }
 
 type vpcPeeringsDataSource struct{ dataSourceBase }

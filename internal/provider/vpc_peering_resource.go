@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -186,14 +187,10 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 	state.applyRecord(last)
 	nullUnknowns(&state)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	switch {
-	case wait.Interrupted(err):
-		// Ctrl-C: the peering exists; keep it in state untainted (a taint would delete it and create
-		// another on the next apply). Its provisioned_id shows on a later refresh.
-		resp.Diagnostics.AddWarning("VPC peering creation interrupted: the peering is kept",
-			fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
-				"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", id, vpcID, state.Status.ValueString()))
-	case err != nil:
+	// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
+	if err != nil && !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "VPC peering creation interrupted: the peering is kept",
+		fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
+			"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", id, vpcID, state.Status.ValueString())) {
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 	}
 }

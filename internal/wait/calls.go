@@ -194,7 +194,7 @@ func (e *NotCreatedError) Unwrap() error { return e.Cause }
 // Exactly one match: it is the one (found). None: *NotCreatedError. Several: an error naming them.
 // The list kept failing: *UnresolvedError.
 func FindCreated[T any](ctx context.Context, b Backoff, c Created[T], cause error) (*T, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), LookFor+30*time.Second)
+	ctx, cancel := Detached(ctx, LookFor+30*time.Second)
 	defer cancel()
 	var lastErr error
 	w := Waiter[*T]{

@@ -1,0 +1,44 @@
+package provider
+
+// The provider's data: what Configure hands every resource, data source, list resource and action.
+// It uses nothing of the package but the analytics client and the service read cache (both leaves),
+// so that no file depends on the registry (provider.go).
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
+)
+
+// providerData is what resources and data sources receive from Configure.
+type providerData struct {
+	client    *api.Client
+	analytics *analytics
+	backoff   wait.Backoff
+	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
+}
+
+// providerDataFrom extracts the configured provider data in Configure of a resource or data source.
+// It returns nil (and no error) while the provider is not configured yet.
+func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *providerData, got %T: this is a bug in the provider", data))
+		return nil
+	}
+	return pd
+}
+
+// notConfigured reports (as an error diagnostic) an operation before the provider was configured.
+func notConfigured(pd *providerData, diags *diag.Diagnostics) bool {
+	if pd == nil {
+		diags.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
+	}
+	return pd == nil
+}

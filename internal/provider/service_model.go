@@ -1,0 +1,133 @@
+package provider
+
+// dbcloud_service: the model and its vocabulary, below the behaviour files (schema, plan, CRUD,
+// update, flatten): the resource's model, the service's fields (serviceFields, mapped from a record by
+// flattenService), the fork block, the addons and service types, the values the schema accepts, and
+// the object types of the nested attributes.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// serviceResourceModel is the resource's model: the service's fields as the API shows them
+// (serviceFields, mapped from a record once by flattenService) and the arguments only the resource has.
+type serviceResourceModel struct {
+	serviceFields
+	Password           types.String   `tfsdk:"password"`
+	PasswordWO         types.String   `tfsdk:"password_wo"`
+	PasswordWOVersion  types.Int64    `tfsdk:"password_wo_version"`
+	Fork               types.Object   `tfsdk:"fork"`
+	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+	InitialPassword    types.String   `tfsdk:"initial_password"`
+}
+
+type serviceForkModel struct {
+	SourceServiceID types.String `tfsdk:"source_service_id"`
+	Strategy        types.String `tfsdk:"strategy"`
+	TargetTime      types.String `tfsdk:"target_time"`
+}
+
+// serviceFields is a service record flattened into Terraform values, mapped once by flattenService:
+// the resource reads it (applyRecord), and it is the model of the dbcloud_service data source (with the
+// read replica sets) and of each element of dbcloud_services. Missing fields are null; addons are
+// derived from service_type.
+type serviceFields struct {
+	ID                      types.String `tfsdk:"id"`
+	ProjectID               types.String `tfsdk:"project_id"`
+	Name                    types.String `tfsdk:"name"`
+	Addons                  types.Set    `tfsdk:"addons"`
+	RegionCode              types.String `tfsdk:"region_code"`
+	ServiceType             types.String `tfsdk:"service_type"`
+	Status                  types.String `tfsdk:"status"`
+	Created                 types.String `tfsdk:"created"`
+	Paused                  types.Bool   `tfsdk:"paused"`
+	CPUMillis               types.Int64  `tfsdk:"cpu_millis"`
+	MemoryGbs               types.Int64  `tfsdk:"memory_gbs"`
+	VolumeType              types.String `tfsdk:"volume_type"`
+	Environment             types.String `tfsdk:"environment"`
+	HAReplicas              types.Int64  `tfsdk:"ha_replicas"`
+	SyncReplicas            types.Int64  `tfsdk:"sync_replicas"`
+	ConnectionPoolerEnabled types.Bool   `tfsdk:"connection_pooler_enabled"`
+	Hostname                types.String `tfsdk:"hostname"`
+	Port                    types.Int64  `tfsdk:"port"`
+	PoolerHostname          types.String `tfsdk:"pooler_hostname"`
+	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
+	ConnectionURI           types.String `tfsdk:"connection_uri"`
+	PoolerConnectionURI     types.String `tfsdk:"pooler_connection_uri"`
+	VpcID                   types.String `tfsdk:"vpc_id"`
+	VpcHostname             types.String `tfsdk:"vpc_hostname"`
+	VpcPort                 types.Int64  `tfsdk:"vpc_port"`
+	ForkedFrom              types.Object `tfsdk:"forked_from"`
+}
+
+// Addons and the service types they produce.
+const (
+	addonTimeSeries = string(api.TimeSeries) // "time-series"
+	addonAI         = string(api.Ai)         // "ai"
+
+	serviceTypePostgres     = "POSTGRES"
+	serviceTypeTimescaleDB  = "TIMESCALEDB"  // the live API's spelling
+	serviceTypeTimeseriesDB = "TIMESERIESDB" // an older spelling of TIMESCALEDB, still accepted
+	serviceTypeVector       = "VECTOR"
+)
+
+// serviceAddonValues are the values `addons` accepts.
+var serviceAddonValues = []string{addonTimeSeries, addonAI}
+
+// serviceEnvironments are the values `environment` accepts.
+var serviceEnvironments = []string{string(api.DEV), string(api.PROD)}
+
+// serviceForkStrategies are the values `fork.strategy` accepts.
+var serviceForkStrategies = []string{string(api.LASTSNAPSHOT), string(api.NOW), string(api.PITR)}
+
+var serviceForkedFromAttrTypes = map[string]attr.Type{
+	"project_id": types.StringType,
+	"service_id": types.StringType,
+	"is_standby": types.BoolType,
+}
+
+var serviceForkAttrTypes = map[string]attr.Type{
+	"source_service_id": types.StringType,
+	"strategy":          types.StringType,
+	"target_time":       types.StringType,
+}
+
+// addonsForServiceType derives the addons from a service type (after import, or for data sources):
+// POSTGRES -> [], TIMESERIESDB/TIMESCALEDB -> [time-series], VECTOR -> [ai]; unknown types -> [].
+// A service created with both addons reports TIMESERIESDB, so `ai` cannot be recovered from it.
+func addonsForServiceType(serviceType string) []string {
+	switch strings.ToUpper(strings.TrimSpace(serviceType)) {
+	case serviceTypeTimeseriesDB, serviceTypeTimescaleDB:
+		return []string{addonTimeSeries}
+	case serviceTypeVector:
+		return []string{addonAI}
+	}
+	return []string{}
+}
+
+// addonsMatchServiceType reports whether a service created with addons could report serviceType.
+// Unknown service types match anything: the provider cannot tell.
+func addonsMatchServiceType(addons []string, serviceType string) bool {
+	ts, ai := slices.Contains(addons, addonTimeSeries), slices.Contains(addons, addonAI)
+	switch strings.ToUpper(strings.TrimSpace(serviceType)) {
+	case serviceTypePostgres:
+		return !ts && !ai
+	case serviceTypeTimeseriesDB, serviceTypeTimescaleDB:
+		return ts
+	case serviceTypeVector:
+		return ai && !ts
+	}
+	return true
+}
+
+// serviceModelPaused reports whether a model (state) says the service is paused.
+func serviceModelPaused(m serviceResourceModel) bool {
+	return m.Paused.ValueBool() || m.Status.ValueString() == string(api.PAUSED)
+}
