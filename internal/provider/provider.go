@@ -72,6 +72,7 @@ type providerData struct {
 	analytics *analytics
 	backoff   wait.Backoff
 	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
+	copies    finalCopies       // services whose fork action did not finish in this run (service_fork_action.go)
 }
 
 func (p *dbcloudProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -237,5 +238,6 @@ func (p *dbcloudProvider) Actions(_ context.Context) []func() action.Action {
 		NewServiceRestartAction,
 		NewServicePauseAction,
 		NewServiceResumeAction,
+		NewServiceForkAction,
 	}
 }
