@@ -87,7 +87,8 @@ func (a *serviceForkAction) Schema(ctx context.Context, _ action.SchemaRequest, 
 			"`dbcloud_services` data source, import it, or delete it in the console. Its `tsdbadmin` password is the new one " +
 			"the API chose (not shown: actions have no outputs); other roles keep theirs.\n\n" +
 			"Needs Terraform 1.14 or later; as a final copy in a `before_destroy` action trigger (with `caller.id`), 1.16 or " +
-			"later: see the [Final copies before destroy guide](../guides/final-copies.md).",
+			"later. Then a service whose copy failed or was interrupted is not deleted in that run, by `terraform destroy` " +
+			"too: see the [Final copies before destroy guide](../guides/final-copies.md).",
 		Attributes: map[string]schema.Attribute{
 			"service_id": schema.StringAttribute{
 				Required: true,
@@ -100,7 +101,7 @@ func (a *serviceForkAction) Schema(ctx context.Context, _ action.SchemaRequest, 
 			"strategy": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "What the copy holds: `NOW` (default: the service as it is when the action runs), " +
-					"`LAST_SNAPSHOT` (the latest snapshot: faster on a large service, but without the writes since) or `PITR` " +
+					"`LAST_SNAPSHOT` (the service's latest snapshot: without the writes since) or `PITR` " +
 					"(the point in time `target_time`).",
 				Validators: []validator.String{stringvalidator.OneOf(serviceForkStrategies...)},
 			},
