@@ -143,7 +143,8 @@ func (a *serviceForkAction) Schema(ctx context.Context, _ action.SchemaRequest, 
 				Optional: true,
 				MarkdownDescription: "Whether to wait for the copy to be `READY` (`PAUSED` with `pause = true`). With `false` the " +
 					"action returns once the API accepted the fork (with `pause = true`: once it accepted the stop, which it " +
-					"accepts only from a `READY` service). Default `true`.",
+					"accepts only from a `READY` service). Default `true`; keep it for a copy before a destroy, which " +
+					"would otherwise start while the copy is still being made.",
 			},
 		},
 		Blocks: map[string]schema.Block{
