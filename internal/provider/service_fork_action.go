@@ -195,6 +195,7 @@ func defaultForkName(source string, now time.Time) string {
 
 func (a *serviceForkAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m serviceForkActionModel
+	stream := ctx // the request's: done once Terraform asked the provider to stop (Ctrl-C)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || notConfigured(a.pd, &resp.Diagnostics) {
 		return
@@ -209,8 +210,10 @@ func (a *serviceForkAction) Invoke(ctx context.Context, req action.InvokeRequest
 	end := pd.copies.start(sourceID)
 	defer func() { end(firstErrorOf(resp.Diagnostics)) }()
 	andWait, pause := m.Wait.IsNull() || m.Wait.ValueBool(), m.Pause.ValueBool()
+	// After Ctrl-C nobody reads progress any more (the plugin server has ended the action), and a
+	// send would block for good: the action goes on (a lost answer is still looked for) without it.
 	progress := func(format string, args ...any) {
-		if resp.SendProgress != nil {
+		if resp.SendProgress != nil && stream.Err() == nil {
 			resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
 		}
 	}
@@ -380,27 +383,40 @@ func (a *serviceForkAction) failAfterFork(ctx context.Context, diags *diag.Diagn
 // the fork failed in a full `terraform destroy` (it turns an action's error into a warning there,
 // whatever on_failure says), and after Ctrl-C during the action (the plugin server ends the action
 // without an answer once Terraform asked the provider to stop, and Terraform goes on to the delete).
-// A service is marked before the action sends anything and unmarked only when the action succeeded,
-// so a delete that races an interrupted action is refused too. The zero value is ready to use.
+// A service is marked before the action sends anything and unmarked only when the action succeeded;
+// a delete that comes while the action still runs (after Ctrl-C: a lost answer is still being looked
+// for) waits for its end first. The zero value is ready to use.
 type finalCopies struct {
 	mu      sync.Mutex
-	running map[string]int    // service id -> fork actions of it under way
-	failed  map[string]string // service id -> why its last fork action did not finish
+	running map[string]*forkRuns // service id -> its fork actions under way
+	failed  map[string]string    // service id -> why its last fork action did not finish
 }
 
-// start marks a fork action of id as under way; the returned func ends it: err nil (the copy is
-// made) clears the mark, any other records why it failed.
+// forkRuns counts the fork actions of one service under way; idle is closed when the last ends.
+type forkRuns struct {
+	n    int
+	idle chan struct{}
+}
+
+// start marks a fork action of id as under way; the returned func ends it: "" (the copy is made)
+// clears the mark, anything else records why the copy was not made.
 func (c *finalCopies) start(id string) func(failure string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.running == nil {
-		c.running, c.failed = map[string]int{}, map[string]string{}
+		c.running, c.failed = map[string]*forkRuns{}, map[string]string{}
 	}
-	c.running[id]++
+	r := c.running[id]
+	if r == nil {
+		r = &forkRuns{idle: make(chan struct{})}
+		c.running[id] = r
+	}
+	r.n++
 	return func(failure string) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if c.running[id]--; c.running[id] <= 0 {
+		if r.n--; r.n == 0 {
+			close(r.idle)
 			delete(c.running, id)
 		}
 		if failure == "" {
@@ -411,11 +427,22 @@ func (c *finalCopies) start(id string) func(failure string) {
 	}
 }
 
-// refuseDelete adds an error and reports true when a fork action of id is under way or did not
-// finish in this run.
-func (c *finalCopies) refuseDelete(id string, diags *diag.Diagnostics) bool {
+// refuseDelete adds an error and reports true when a fork action of id did not finish in this run.
+// An action still under way is waited for (at most as long as a lost answer is looked for, plus a
+// margin; a wait of the action ends at once after Ctrl-C).
+func (c *finalCopies) refuseDelete(ctx context.Context, id string, diags *diag.Diagnostics) bool {
 	c.mu.Lock()
-	running, failure := c.running[id] > 0, c.failed[id]
+	r := c.running[id]
+	c.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r.idle:
+		case <-ctx.Done():
+		case <-time.After(wait.LookFor + time.Minute):
+		}
+	}
+	c.mu.Lock()
+	running, failure := c.running[id] != nil, c.failed[id]
 	c.mu.Unlock()
 	if !running && failure == "" {
 		return false

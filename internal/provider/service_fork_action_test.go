@@ -6,9 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
@@ -449,8 +455,10 @@ func TestAccServiceForkAction_lostAnswerInterrupted(t *testing.T) {
 	if n := at.srv.Calls("deleteService"); n != 0 {
 		t.Errorf("the source was deleted after Ctrl-C (%d deletes)", n)
 	}
-	if !words("Error: Service not deleted: its copy was not made", "is still under way").MatchString(out.String()) {
-		t.Errorf("no refusal of the delete after Ctrl-C:\n%s", out.String())
+	// The delete waited for the action, which found the fork by looking: the refusal names it.
+	if !words("Error: Service not deleted: its copy was not made", "did not finish: Could not finish the fork: interrupted:",
+		fmt.Sprintf("The fork %s (%q) exists", deref(forks[0].ServiceID), name)).MatchString(out.String()) {
+		t.Errorf("no refusal of the delete after Ctrl-C naming the fork found by looking:\n%s", out.String())
 	}
 	if _, ok := at.srv.Service(testProjectID, at.id); !ok {
 		t.Fatalf("the source is gone")
@@ -461,5 +469,72 @@ func TestAccServiceForkAction_lostAnswerInterrupted(t *testing.T) {
 	at.emptyPlan(t, "the interrupted destroy")
 	if n := len(forksOf(at.srv, at.id)); n != 1 {
 		t.Errorf("after the plan, %d forks, want still 1", n)
+	}
+}
+
+// The action's own end of a lost answer followed by Ctrl-C, without terraform in between: the fork's
+// answer is withheld, the request's context ends (as when Terraform asks the provider to stop), and the
+// action looks for the fork, finds it, and ends with an error naming it, without blocking on progress
+// that nobody reads any more; the source may not be deleted in this run.
+func TestServiceForkAction_lostAnswerThenStop(t *testing.T) {
+	t.Parallel()
+	srv := newTestEmulator(t)
+	source := netTestService(t, srv, "orders")
+	a := &serviceForkAction{}
+	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}
+	a.Configure(t.Context(), action.ConfigureRequest{ProviderData: pd}, &action.ConfigureResponse{})
+	var sresp action.SchemaResponse
+	a.Schema(t.Context(), action.SchemaRequest{}, &sresp)
+	obj := sresp.Schema.Type().TerraformType(t.Context()).(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for name, typ := range obj.AttributeTypes {
+		vals[name] = tftypes.NewValue(typ, nil)
+	}
+	vals["service_id"] = tftypes.NewValue(tftypes.String, source)
+	vals["name"] = tftypes.NewValue(tftypes.String, "orders-final")
+	vals["pause"] = tftypes.NewValue(tftypes.Bool, true)
+
+	ctx, stop := context.WithCancel(context.Background())
+	var progress []string
+	resp := &action.InvokeResponse{SendProgress: func(ev action.InvokeProgressEvent) {
+		if ctx.Err() != nil {
+			select {} // as the plugin server: once stopped, nobody reads
+		}
+		progress = append(progress, ev.Message)
+	}}
+	committed := srv.HoldAnswer("forkService", time.Minute)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.Invoke(ctx, action.InvokeRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(obj, vals)}}, resp)
+	}()
+	select {
+	case <-committed:
+		stop()
+	case <-time.After(time.Minute):
+		t.Fatal("no fork call within a minute")
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the action did not return after the stop")
+	}
+	forks := forksOf(srv, source)
+	if len(forks) != 1 || srv.Calls("forkService") != 1 {
+		t.Fatalf("%d forks, %d fork calls; want 1 and 1", len(forks), srv.Calls("forkService"))
+	}
+	id := deref(forks[0].ServiceID)
+	if got := firstErrorOf(resp.Diagnostics); !strings.Contains(got, fmt.Sprintf(`interrupted: The fork %s ("orders-final") exists`, id)) {
+		t.Errorf("the action's error %q does not name the fork %s found by looking (progress: %q)", got, id, progress)
+	}
+	if !slices.ContainsFunc(progress, func(p string) bool { return strings.Contains(p, `into a new service "orders-final"`) }) {
+		t.Errorf("no progress naming the fork before the call: %q", progress)
+	}
+	var diags diag.Diagnostics
+	if !pd.copies.refuseDelete(t.Context(), source, &diags) || !strings.Contains(diags.Errors()[0].Detail(), "did not finish: Could not finish the fork: interrupted") {
+		t.Errorf("a delete of the source is not refused after the interrupted fork: %v", diags)
+	}
+	if pd.copies.refuseDelete(t.Context(), id, &diags) {
+		t.Errorf("a delete of the fork %s is refused", id)
 	}
 }

@@ -430,7 +430,7 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	pd := r.pd
 	id := state.ID.ValueString()
-	if pd.copies.refuseDelete(id, &resp.Diagnostics) {
+	if pd.copies.refuseDelete(ctx, id, &resp.Diagnostics) {
 		return
 	}
 
