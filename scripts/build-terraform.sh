@@ -4,7 +4,7 @@
 #   .tools/terraform-<version>/terraform
 # and reuses it when it is already there. Prints the binary's path last.
 #
-# Usage: scripts/build-terraform.sh [VERSION]   (default: $TERRAFORM_NEXT_VERSION or 1.16.0)
+# Usage: scripts/build-terraform.sh [VERSION]   (default: $TERRAFORM_NEXT_VERSION or 1.16.4)
 #
 # Why not `go install github.com/hashicorp/terraform@vX`: Terraform's go.mod
 # replaces nine remote-state backend modules and internal/legacy with local
@@ -21,7 +21,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/cli-lib.sh
 source scripts/cli-lib.sh # log, die, cli_reuse, cli_module_dir, cli_copy, cli_build
 
-version="${1:-${TERRAFORM_NEXT_VERSION:-1.16.0}}"
+version="${1:-${TERRAFORM_NEXT_VERSION:-1.16.4}}"
 version="${version#v}"
 module=github.com/hashicorp/terraform
 tools="${TOOLS_DIR:-$PWD/.tools}"

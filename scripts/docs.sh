@@ -24,7 +24,7 @@ esac
 # The schema of actions and list resources is in `terraform providers schema -json`
 # only from Terraform 1.14: render with the Terraform that `make terraform-next`
 # builds into .tools/ unless TF_ACC_TERRAFORM_PATH names one.
-next_tf="${TOOLS_DIR:-$PWD/.tools}/terraform-${TERRAFORM_NEXT_VERSION:-1.16.0}/terraform"
+next_tf="${TOOLS_DIR:-$PWD/.tools}/terraform-${TERRAFORM_NEXT_VERSION:-1.16.4}/terraform"
 if [[ -z "${TF_ACC_TERRAFORM_PATH:-}" && -x "$next_tf" ]]; then
 	export TF_ACC_TERRAFORM_PATH="$next_tf"
 fi

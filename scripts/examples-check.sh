@@ -39,7 +39,7 @@ fi
 # Directories with `action` blocks need Terraform 1.14 or later (`caller`: 1.16):
 # they are validated with the Terraform that `make terraform-next` builds (CI
 # does), and skipped with a note when it is missing.
-next_tf="${TOOLS_DIR:-$PWD/.tools}/terraform-${TERRAFORM_NEXT_VERSION:-1.16.0}/terraform"
+next_tf="${TOOLS_DIR:-$PWD/.tools}/terraform-${TERRAFORM_NEXT_VERSION:-1.16.4}/terraform"
 failed=()
 for dir in "${dirs[@]}"; do
 	tf="$TERRAFORM"

@@ -12,7 +12,7 @@
 # for every CLI), TEST_MATRIX (auto: the extra CLIs that exist; none: only the
 # first CLI; or a space-separated list of CLI binaries), TEST_MATRIX_PKGS
 # (packages re-run per extra CLI, default ./internal/provider),
-# TERRAFORM_NEXT_VERSION (1.16.0), TOFU_VERSION (1.12.6).
+# TERRAFORM_NEXT_VERSION (1.16.4), TOFU_VERSION (1.12.6).
 # TF_ACC_TERRAFORM_PATH, when set, is the only CLI run (no matrix) unless
 # TEST_MATRIX names CLIs.
 set -euo pipefail
@@ -32,7 +32,7 @@ case "$matrix_mode" in
 none) ;;
 auto)
 	if [[ -z "$explicit_cli" ]]; then
-		for cli in "$tools/terraform-${TERRAFORM_NEXT_VERSION:-1.16.0}/terraform" \
+		for cli in "$tools/terraform-${TERRAFORM_NEXT_VERSION:-1.16.4}/terraform" \
 			"$tools/tofu-${TOFU_VERSION:-1.12.6}/tofu"; do
 			[[ -x "$cli" ]] && extra+=("$cli")
 		done

@@ -152,6 +152,7 @@ func (p *dbcloudProvider) Actions(_ context.Context) []func() action.Action {
 		NewServiceRestartAction,
 		NewServicePauseAction,
 		NewServiceResumeAction,
+		NewServiceForkAction,
 	}
 }
 

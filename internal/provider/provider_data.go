@@ -1,7 +1,8 @@
 package provider
 
 // The provider's data: what Configure hands every resource, data source, list resource and action.
-// It uses nothing of the package but the analytics client and the service read cache (both leaves),
+// It uses nothing of the package but the analytics client, the service read cache and the record of
+// unfinished final copies (all leaves),
 // so that no file depends on the registry (provider.go).
 
 import (
@@ -19,6 +20,7 @@ type providerData struct {
 	analytics *analytics
 	backoff   wait.Backoff
 	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
+	copies    finalCopies       // services whose fork action did not finish in this run (final_copies.go)
 }
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.

@@ -307,7 +307,7 @@ func TestAccServiceActions_noWait(t *testing.T) {
 // reference to the triggering resource is a cycle, see the Day-2 operations guide).
 func TestAccServiceActions_trigger(t *testing.T) {
 	t.Parallel()
-	roundTripTerraform(t, "1.16.0")
+	roundTripTerraform(t, "1.16")
 	cfg := func(name string) string {
 		return fmt.Sprintf(`
 resource "dbcloud_service" "s" {

@@ -403,6 +403,9 @@ func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest
 	defer cancel()
 	pd := r.pd
 	id := state.ID.ValueString()
+	if pd.copies.refuseDelete(ctx, id, &resp.Diagnostics) {
+		return
+	}
 
 	err := wait.Delete(ctx, pd.backoff, fmt.Sprintf("service %s to be deleted", id),
 		func(ctx context.Context) (string, bool, error) {
