@@ -71,7 +71,7 @@ type providerData struct {
 	client    *api.Client
 	analytics *analytics
 	backoff   wait.Backoff
-	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
+	reads     *readCache // serves Reads from shared lists (refresh_cache.go)
 }
 
 func (p *dbcloudProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -186,7 +186,7 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 		UserAgent: api.UserAgent(p.version, req.TerraformVersion),
 	}
 	settings.apply(&cfgAPI, p.opts.apiRetry)
-	reads := newServiceReadCache()
+	reads := newReadCache()
 	client, err := api.New(reads.config(cfgAPI))
 	if err != nil {
 		resp.Diagnostics.AddError("Could not create the dbcloud API client", err.Error())
