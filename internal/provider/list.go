@@ -1,8 +1,10 @@
 package provider
 
 // List resources (Terraform >= 1.14: `list` blocks in .tfquery.hcl files, `terraform query`): one per
-// resource type, all in this file after the shared helpers. Each maps a listed record with its resource's own model and
-// applyRecord (no mapping of its own), and derives the identity from that model, as Read does.
+// resource type, all in this file after the shared helpers. Each reads the shared lists of the read
+// cache (refresh_cache.go), maps a listed record into its resource's model with the resource's own
+// mapping (readRecord, replicaSetData, flattenVPC, flattenPeering; no mapping of its own), and derives
+// the identity from that model, as Read does.
 
 import (
 	"context"
