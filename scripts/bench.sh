@@ -16,10 +16,15 @@
 # this provider. The three plans of a round run in turn, the services plan first in odd rounds and
 # the time_static plan first in even rounds, so that the machine's load weighs on both alike.
 #
+# `scripts/bench.sh requests` runs only the request count of a no-change plan of a mixed stack (part 4
+# below, at BENCH_MIXED sizes) and writes only its figures: it needs no time provider and takes a
+# few minutes. `make bench` runs everything.
+#
 # Environment: BENCH_RUNS (3), BENCH_PLAN_RUNS (the rounds of plans: 7, at least BENCH_RUNS),
 # BENCH_SERVICES (200: the plan), BENCH_FLEET (50: the apply and destroy at D), BENCH_D_SECONDS (10),
 # BENCH_DELETE_SECONDS (5), BENCH_PARALLELISM (10), BENCH_PROFILE_PLANS (3: profiled plans, merged),
-# BENCH_TIME_VERSION (v0.13.1: the hashicorp/time module), BENCH_NO_DOCS=1 (print the figures, leave
+# BENCH_TIME_VERSION (v0.13.1: the hashicorp/time module), BENCH_MIXED ("100 1000": the sizes of the
+# mixed stack, in objects, each a multiple of 10), BENCH_NO_DOCS=1 (print the figures, leave
 # templates/ and docs/ alone), BENCH_PROFILE_DIR (keep the CPU profiles of the profiled plans and the
 # provider binary there).
 set -euo pipefail
@@ -29,6 +34,11 @@ repo="$PWD"
 source scripts/lib.sh # log, die, require_terraform, use_cli_config, $LIB_TMP
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_WORKSPACE TF_DATA_DIR TF_LOG
 
+MODE="${1:-all}"
+case "$MODE" in
+all | requests) ;;
+*) die "usage: scripts/bench.sh [requests]" ;;
+esac
 RUNS="${BENCH_RUNS:-3}"
 PLAN_RUNS="${BENCH_PLAN_RUNS:-$((RUNS > 7 ? RUNS : 7))}"
 PROFILE_PLANS="${BENCH_PROFILE_PLANS:-3}"
@@ -39,6 +49,7 @@ FLEET="${BENCH_FLEET:-50}"
 D="${BENCH_D_SECONDS:-10}"
 DEL="${BENCH_DELETE_SECONDS:-5}"
 PAR="${BENCH_PARALLELISM:-10}"
+read -r -a MIXED <<<"${BENCH_MIXED:-100 1000}"
 
 command -v go >/dev/null 2>&1 || die "go is not on PATH."
 require_terraform
@@ -48,15 +59,17 @@ mkdir -p "$work/bin"
 log "building the provider and the emulator"
 go build -tags benchhooks -o "$work/bin/terraform-provider-dbcloud" .
 go build -o "$work/emulator" ./internal/emulator/cmd/emulator
+use_cli_config "$work/bin"
+tfv="$("$TERRAFORM" version | sed -n 1p)"
+if [[ "$MODE" == all ]]; then
 log "building hashicorp/time $TIME_VERSION from the Go module proxy (go install)"
 mkdir -p "$work/timebin"
 (cd "$work" && GOBIN="$work/timebin" GOFLAGS= go install "github.com/hashicorp/terraform-provider-time@$TIME_VERSION") ||
 	die "go install github.com/hashicorp/terraform-provider-time@$TIME_VERSION failed"
-use_cli_config "$work/bin"
 # The bench's CLI config also overrides hashicorp/time with the binary just built (no terraform init).
 sed -i "/dev_overrides {/a\\    \"registry.terraform.io/hashicorp/time\" = \"$work/timebin\"" "$TF_CLI_CONFIG_FILE"
 grep -q 'hashicorp/time' "$TF_CLI_CONFIG_FILE" || die "could not add the time provider to the CLI config"
-tfv="$("$TERRAFORM" version | sed -n 1p)"
+fi
 
 # ---- emulator ------------------------------------------------------------------------------
 emu_pid=""
@@ -148,6 +161,115 @@ resource "dbcloud_service" "s" {
 }
 EOF
 }
+
+# ---- 4. requests of a no-change plan of a mixed stack -------------------------------------
+# mixed_tf DIR OBJECTS: OBJECTS/10 VPCs with one peering each and 4*OBJECTS/10 services with one read
+# replica set each (100 objects: 10 + 10 + 40 + 40).
+mixed_tf() {
+	local v=$(($2 / 10)) s=$((4 * $2 / 10))
+	mkdir -p "$1"
+	cat >"$1/main.tf" <<EOF
+terraform {
+  required_providers {
+    dbcloud = { source = "dbcloud/dbcloud" }
+  }
+}
+resource "dbcloud_vpc" "v" {
+  count       = $v
+  name        = "bench-vpc-\${count.index}"
+  cidr        = "10.\${floor(count.index / 250)}.\${count.index % 250}.0/24"
+  region_code = "us-east-1"
+}
+resource "dbcloud_vpc_peering" "p" {
+  count            = $v
+  vpc_id           = dbcloud_vpc.v[count.index].id
+  peer_account_id  = "123456789012"
+  peer_region_code = "us-east-1"
+  peer_vpc_id      = "vpc-bench\${count.index}"
+}
+resource "dbcloud_service" "s" {
+  count = $s
+  name  = "bench-\${count.index}"
+}
+resource "dbcloud_read_replica_set" "r" {
+  count      = $s
+  service_id = dbcloud_service.s[count.index].id
+  name       = "bench-rs-\${count.index}"
+  cpu_millis = 500
+  memory_gbs = 2
+}
+EOF
+}
+
+# by_operation FROM: the requests logged after line FROM of the emulator's log, counted by operation.
+by_operation() {
+	tail -n +"$(($1 + 1))" "$emu_log" | sed -n 's/.* -> [0-9]* (\([A-Za-z]*\),.*/\1/p' | sort | uniq -c |
+		awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }'
+}
+
+# run_mixed: measures each size of MIXED and sets requests_figures.
+run_mixed() {
+	local rows="" n dir r0 r1 ops t_apply t_plan replan
+	for n in "${MIXED[@]}"; do
+		((n % 10 == 0)) || die "BENCH_MIXED sizes must be multiples of 10, not $n"
+		log "mixed stack of $n objects: apply (instant API), then a no-change plan"
+		start_emulator "mixed-$n" -timing instant
+		dir="$work/mixed-$n"
+		mixed_tf "$dir" "$n"
+		timed t_apply "$dir" apply -auto-approve -parallelism="$PAR"
+		r0=$(requests)
+		timed t_plan "$dir" plan -parallelism="$PAR"
+		r1=$(requests)
+		ops="$(by_operation "$r0")"
+		replan="empty"
+		(cd "$dir" && "$TERRAFORM" plan -detailed-exitcode -no-color -input=false -parallelism="$PAR" >>"$dir/out.log" 2>&1) ||
+			replan="**not empty**"
+		log "  $n objects: apply ${t_apply}s; plan ${t_plan}s, $((r1 - r0)) requests ($ops); next plan $replan"
+		rows+="| $n ($((n / 10)) VPCs, $((n / 10)) peerings, $((4 * n / 10)) services, $((4 * n / 10)) replica sets) | $((r1 - r0)) | $ops | ${t_plan} s | $replan |"$'\n'
+		stop_emulator # the stack lives in the emulator's memory: no destroy needed
+	done
+	requests_figures="$(
+		cat <<EOF
+Measured by \`scripts/bench.sh requests\` (part of \`make bench\`) with ${tfv}, the provider built from this
+tree and the API emulator (instant API): the requests the emulator logged during one \`terraform plan\`
+of a stack with nothing to change, \`-parallelism=${PAR}\`, and whether the next plan was empty.
+
+| objects in state | requests | by operation | plan time | next plan |
+|---|---|---|---|---|
+${rows}
+EOF
+	)"
+}
+
+# write_figures NAME FILE: replaces what is between the NAME markers of the performance guide's
+# template with FILE.
+write_figures() {
+	local tmpl="$repo/templates/guides/performance.md.tmpl"
+	[[ -f "$tmpl" ]] || die "$tmpl is missing"
+	grep -q "<!-- $1:begin -->" "$tmpl" || die "$tmpl has no $1 markers"
+	awk -v f="$2" -v b="<!-- $1:begin -->" -v e="<!-- $1:end -->" '
+		$0 == b { print; while ((getline l < f) > 0) print l; skip = 1; next }
+		$0 == e { skip = 0 }
+		!skip { print }' "$tmpl" >"$work/tmpl.new"
+	mv "$work/tmpl.new" "$tmpl"
+	log "figures written to templates/guides/performance.md.tmpl ($1)"
+}
+
+if [[ "$MODE" == requests ]]; then
+	run_mixed
+	echo
+	echo "$requests_figures"
+	echo
+	if [[ -n "${BENCH_NO_DOCS:-}" ]]; then
+		log "BENCH_NO_DOCS is set: templates/ and docs/ left alone"
+		exit 0
+	fi
+	printf '%s\n' "$requests_figures" >"$work/requests.md"
+	write_figures bench-requests "$work/requests.md"
+	log "regenerating docs/"
+	"$repo/scripts/docs.sh" || log "scripts/docs.sh failed: run make docs"
+	exit 0
+fi
 
 # ---- 1. plan of N services vs N time_static (the framework's floor) and N terraform_data --------
 log "plan: $N services vs $N time_static vs $N terraform_data ($PLAN_RUNS rounds)"
@@ -292,6 +414,8 @@ log "waiting model (TestScheduleTable)"
 DBCLOUD_SCHEDULE_TABLE="$work/schedule.md" go test -count=1 -run '^TestScheduleTable$' ./internal/wait >/dev/null
 schedule_table="$(cat "$work/schedule.md")"
 
+run_mixed
+
 # ---- report ---------------------------------------------------------------------------------
 ratio_m=$(median "${p_ratio[@]}")
 ratio_time_m=$(median "${p_ratio_time[@]}")
@@ -368,18 +492,16 @@ EOF
 echo
 echo "$figures"
 echo
+echo "$requests_figures"
+echo
 
 if [[ -n "${BENCH_NO_DOCS:-}" ]]; then
 	log "BENCH_NO_DOCS is set: templates/ and docs/ left alone"
 	exit 0
 fi
-tmpl="$repo/templates/guides/performance.md.tmpl"
-[[ -f "$tmpl" ]] || die "$tmpl is missing"
 printf '%s\n' "$figures" >"$work/figures.md"
-awk -v f="$work/figures.md" '
-	/<!-- bench:begin -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
-	/<!-- bench:end -->/ { skip = 0 }
-	!skip { print }' "$tmpl" >"$work/tmpl.new"
-mv "$work/tmpl.new" "$tmpl"
-log "figures written to templates/guides/performance.md.tmpl; regenerating docs/"
+write_figures bench "$work/figures.md"
+printf '%s\n' "$requests_figures" >"$work/requests.md"
+write_figures bench-requests "$work/requests.md"
+log "regenerating docs/"
 "$repo/scripts/docs.sh" || log "scripts/docs.sh failed: run make docs"

@@ -154,7 +154,7 @@ func FuzzFlattenService(f *testing.F) {
 
 // FuzzFlattenRecords maps any read replica set, VPC or peering record (kind picks which; the body is
 // decoded as one record and as a list) the way the resources (applyRecord, nullUnknowns) and the data
-// sources (replicaSetData, vpcItem, peeringData) do, and stores the result in a state of the matching
+// sources (replicaSetData, flattenVPC, flattenPeering) do, and stores the result in a state of the matching
 // schema.
 func FuzzFlattenRecords(f *testing.F) {
 	for i, s := range fuzzRecordSeeds() {
@@ -192,7 +192,7 @@ func FuzzFlattenRecords(f *testing.F) {
 			list.ReplicaSets = list.ReadReplicaSets
 			storable(t, "dbcloud_read_replica_sets data source", rsDS, &list)
 		case 1:
-			list := vpcsDataModel{VPCs: []vpcDataItem{}}
+			list := vpcsDataModel{VPCs: []vpcFields{}}
 			decodeEach(body, func(v *api.VPC) {
 				st := vpcState
 				var m vpcModel
@@ -201,11 +201,11 @@ func FuzzFlattenRecords(f *testing.F) {
 				}
 				m.applyRecord(v)
 				storable(t, "dbcloud_vpc resource", st, &m)
-				list.VPCs = append(list.VPCs, vpcItem(v))
+				list.VPCs = append(list.VPCs, flattenVPC(v))
 			})
 			storable(t, "dbcloud_vpcs data source", vpcsDS, &list)
 		default:
-			list := vpcPeeringsDataModel{VPCID: types.StringValue("1234567890"), Peerings: []peeringDataModel{}}
+			list := vpcPeeringsDataModel{VPCID: types.StringValue("1234567890"), Peerings: []peeringFields{}}
 			decodeEach(body, func(p *api.Peering) {
 				st := pState
 				var m vpcPeeringModel
@@ -218,7 +218,7 @@ func FuzzFlattenRecords(f *testing.F) {
 				if deref(p.ErrorMessage) != "" {
 					_ = peeringFailed("1234567890", api.PeeringCreate{}, p).Error()
 				}
-				list.Peerings = append(list.Peerings, peeringData("1234567890", p))
+				list.Peerings = append(list.Peerings, flattenPeering("1234567890", p))
 			})
 			storable(t, "dbcloud_vpc_peerings data source", pDS, &list)
 		}

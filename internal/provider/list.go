@@ -1,8 +1,10 @@
 package provider
 
 // List resources (Terraform >= 1.14: `list` blocks in .tfquery.hcl files, `terraform query`): one per
-// resource type, all in this file after the shared helpers. Each maps a listed record with its resource's own model and
-// applyRecord (no mapping of its own), and derives the identity from that model, as Read does.
+// resource type, all in this file after the shared helpers. Each reads the shared lists of the read
+// cache (refresh_cache.go), maps a listed record into its resource's model with the resource's own
+// mapping (readRecord, replicaSetData, flattenVPC, flattenPeering; no mapping of its own), and derives
+// the identity from that model, as Read does.
 
 import (
 	"context"
@@ -137,7 +139,7 @@ func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, st
 	if !listConfig(ctx, r.pd, req, &cfg, stream) {
 		return
 	}
-	services, err := r.pd.client.ListServices(ctx)
+	services, err := r.pd.reads.ListServices(ctx, r.pd.client)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, "Could not list services", err)
 		return
@@ -149,23 +151,12 @@ func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, st
 			!listFilterMatches(cfg.ServiceType, deref(s.ServiceType)) || !listFilterMatches(cfg.Status, serviceStatus(s)) {
 			return nil, "", false
 		}
-		m := serviceModelFromRecord(s, projectID)
+		// What Read makes of an imported service: addons derived from service_type, deletion_protection
+		// false, no password.
+		m, _ := readRecord(serviceResourceModel{Fork: types.ObjectNull(serviceForkAttrTypes)}, s, projectID)
 		m.Timeouts = timeouts
 		return m, fmt.Sprintf("%s (%s)", deref(s.Name), deref(s.ServiceID)), true
 	})
-}
-
-// serviceModelFromRecord is the resource model of a service found by listing: what Read makes of an
-// imported service (addons derived from service_type, deletion_protection false, no password).
-// Timeouts are left to the caller.
-func serviceModelFromRecord(s *api.Service, projectID string) serviceResourceModel {
-	m := serviceResourceModel{Fork: types.ObjectNull(serviceForkAttrTypes)}
-	m.Addons = types.SetNull(types.StringType)
-	m.applyRecord(s, projectID)
-	m.Addons = serviceAddonsSet(addonsForServiceType(m.ServiceType.ValueString()))
-	m.DeletionProtection = types.BoolValue(false)
-	m.forState()
-	return m
 }
 
 // ---- The dbcloud_read_replica_set list resource: the read replica sets of one service.
@@ -198,7 +189,7 @@ func (r *readReplicaSetListResource) List(ctx context.Context, req list.ListRequ
 		return
 	}
 	serviceID := cfg.ServiceID.ValueString()
-	sets, err := r.pd.client.ListReplicaSets(ctx, serviceID)
+	sets, err := r.pd.reads.ListReplicaSets(ctx, r.pd.client, serviceID)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the read replica sets of service %s", serviceID), err)
 		return
@@ -242,7 +233,7 @@ func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream
 	if !listConfig(ctx, r.pd, req, &cfg, stream) {
 		return
 	}
-	vpcs, err := r.pd.client.ListVPCs(ctx)
+	vpcs, err := r.pd.reads.ListVPCs(ctx, r.pd.client)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, "Could not list VPCs", err)
 		return
@@ -252,9 +243,7 @@ func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream
 		if deref(v.ID) == "" || !listFilterMatches(cfg.Name, deref(v.Name)) {
 			return nil, "", false
 		}
-		m := vpcModel{Timeouts: timeouts}
-		m.applyRecord(v)
-		return m, fmt.Sprintf("%s (%s)", deref(v.Name), deref(v.ID)), true
+		return vpcModel{vpcFields: flattenVPC(v), Timeouts: timeouts}, fmt.Sprintf("%s (%s)", deref(v.Name), deref(v.ID)), true
 	})
 }
 
@@ -288,7 +277,7 @@ func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest,
 		return
 	}
 	vpcID := cfg.VPCID.ValueString()
-	peerings, err := r.pd.client.ListPeerings(ctx, vpcID)
+	peerings, err := r.pd.reads.ListPeerings(ctx, r.pd.client, vpcID)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the peerings of VPC %s", vpcID), err)
 		return
@@ -298,9 +287,7 @@ func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest,
 		if deref(p.ID) == "" || strings.EqualFold(deref(p.Status), "deleting") {
 			return nil, "", false
 		}
-		m := vpcPeeringModel{ID: types.StringValue(deref(p.ID)), VPCID: types.StringValue(vpcID), Timeouts: timeouts}
-		m.applyRecord(p)
-		nullUnknowns(&m)
+		m := vpcPeeringModel{peeringFields: flattenPeering(vpcID, p), Timeouts: timeouts}
 		return m, fmt.Sprintf("%s/%s -> %s", vpcID, deref(p.ID), deref(p.PeerVpcID)), true
 	})
 }

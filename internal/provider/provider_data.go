@@ -19,8 +19,8 @@ type providerData struct {
 	client    *api.Client
 	analytics *analytics
 	backoff   wait.Backoff
-	reads     *serviceReadCache // serves service Reads from one shared list (refresh_cache.go)
-	copies    finalCopies       // services whose fork action did not finish in this run (final_copies.go)
+	reads     *readCache  // serves Reads from shared lists (refresh_cache.go)
+	copies    finalCopies // services whose fork action did not finish in this run (final_copies.go)
 }
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.

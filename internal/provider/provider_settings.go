@@ -121,7 +121,7 @@ func newProviderData(s providerSettings, version, terraformVersion string, backo
 	cfgAPI := s.api
 	cfgAPI.UserAgent = api.UserAgent(version, terraformVersion)
 	s.client.apply(&cfgAPI, retry)
-	reads := newServiceReadCache()
+	reads := newReadCache()
 	client, err := api.New(reads.config(cfgAPI))
 	if err != nil {
 		return nil, err

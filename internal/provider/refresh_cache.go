@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -10,153 +11,331 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
-// refreshListTTL is how long one list of the project's services serves the Reads of a refresh. A
-// refresh of hundreds of services takes a second or two; after this the next Read lists again.
-const refreshListTTL = 10 * time.Second
+// refreshListTTL is how long one list serves the Reads of a provider process (which lives for one
+// Terraform command), so that one list serves the whole refresh of a plan of a thousand objects, which
+// takes seconds to tens of seconds on a loaded machine; after this the next Read lists again. It bounds
+// how old a listed record can be for a Read late in a long apply (a data source read after a long wait,
+// for example), since waits only read.
+const refreshListTTL = time.Minute
 
-// serviceReadCache serves the many service Reads of one refresh from one `GET .../services` list (the
-// list answers full records): the first Read lists, every Read that comes while the list is in flight
-// or fresh shares it (single flight), so a plan of N services costs about one request instead of N.
+// readCache serves the many Reads of one refresh from a few shared lists, one per list the API has,
+// each asked once and shared by every resource, data source and list resource that needs it:
+//
+//   - services and their read replica sets: `GET .../services` (a service record carries its
+//     read_replica_sets);
+//   - VPCs: `GET .../vpcs`;
+//   - the peerings of a VPC: `GET .../vpcs/{id}/peerings`, one list per VPC.
+//
+// The first reader of a list fetches it; every reader that comes while it is in flight or fresh
+// (for refreshListTTL) shares it (single flight), so a plan costs a handful of requests instead of
+// one per object.
 //
 // Correctness first:
-//   - it is used only by Read; every other path (waiters, create, update, delete) GETs the record.
-//   - any write by this process (any request that is not a GET or HEAD, seen by the client's transport,
-//     see wrap) drops the list, both when the write is sent and when its answer arrives, and a list that
-//     was in flight across a write, or started while a write was in flight, is never used: a Read after
-//     a write in this process always sees the API's answer from after the write.
-//   - a service the list does not hold is read with its own GET, so a 404 (removal from state) is
-//     always confirmed by a GET of that id; and a failed list falls back to the GET as well.
+//   - it serves only Reads (resources' Read, data sources, list resources); every other path
+//     (waiters, create, update, delete) asks the API itself.
+//   - any write by this process (any request that is not a GET or HEAD, seen by the client's
+//     transport, see wrap) drops every list, both when the write is sent and when its answer arrives,
+//     and a list that was in flight across a write, or started while a write was in flight, is never
+//     used: a Read after a write in this process always sees the API's answer from after the write.
+//   - an object the list does not hold is read with its own request (the single read), so a 404
+//     (removal from state) is always confirmed by a read of that object; and a failed list falls back
+//     to the single read as well, so that an error never removes anything.
 //
-// The zero value is not usable: use newServiceReadCache. A nil *serviceReadCache GETs every time.
-type serviceReadCache struct {
+// The zero value is not usable: use newReadCache. A nil *readCache asks the API every time.
+type readCache struct {
 	ttl time.Duration
 	now func() time.Time
 
 	mu      sync.Mutex
 	gen     uint64 // bumped when a write starts and when it ends
 	writing int    // writes in flight
-	cur     *serviceList
+	lists   map[string]*sharedList
 }
 
-// serviceList is one list request and its result.
-type serviceList struct {
+// sharedList is one list request and its result.
+type sharedList struct {
 	gen     uint64 // the cache's gen when the list was started
 	usable  bool   // no write was in flight when it started
 	done    chan struct{}
 	fetched time.Time
-	byID    map[string]*api.Service
+	records any            // the []T of the list
+	byID    map[string]int // index in records
 	err     error
 }
 
-func newServiceReadCache() *serviceReadCache {
-	return &serviceReadCache{ttl: refreshListTTL, now: time.Now}
+func newReadCache() *readCache {
+	return &readCache{ttl: refreshListTTL, now: time.Now, lists: map[string]*sharedList{}}
 }
 
-// GetService returns the service record for a Read: from the shared list when it is valid, else
-// with the client's own GET of the id.
-func (c *serviceReadCache) GetService(ctx context.Context, client *api.Client, id string) (*api.Service, error) {
-	if c == nil || id == "" {
-		return client.GetService(ctx, id)
+// Keys of the shared lists.
+const (
+	servicesList = "services"
+	vpcsList     = "vpcs"
+)
+
+func peeringsList(vpcID string) string { return "vpcs/" + vpcID + "/peerings" }
+
+// listed is what one reader gets of a shared list.
+type listed[T any] struct {
+	records []T
+	byID    map[string]int
+}
+
+// get returns a copy of the record with this id, if the list holds it.
+func (l listed[T]) get(id string) (*T, bool) {
+	i, ok := l.byID[id]
+	if !ok {
+		return nil, false
 	}
-	l, start := c.list()
+	cp := l.records[i]
+	return &cp, true
+}
+
+// all returns a copy of the list.
+func (l listed[T]) all() []T { return slices.Clone(l.records) }
+
+// sharedRecords returns the list named key, fetched once (by fetch; id indexes it) for every reader.
+// ok is false when the list cannot serve this reader: it failed (err is then its error), a write of
+// this process crossed it, or ctx ended while waiting for it (err nil): the reader then asks the API
+// itself.
+func sharedRecords[T any](ctx context.Context, c *readCache, key string, fetch func(context.Context) ([]T, error), id func(*T) string) (_ listed[T], ok bool, _ error) {
+	l, start := c.list(key)
 	if start {
-		c.fetch(ctx, client, l)
+		c.fetch(ctx, l, func(ctx context.Context) (any, map[string]int, error) {
+			records, err := fetch(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			byID := make(map[string]int, len(records))
+			for i := range records {
+				if k := id(&records[i]); k != "" {
+					byID[k] = i
+				}
+			}
+			return records, byID, nil
+		})
 	}
 	select {
 	case <-l.done:
 	case <-ctx.Done():
-		return nil, &api.TransportError{Operation: "get service " + id, Err: ctx.Err()}
+		return listed[T]{}, false, nil
 	}
-	if svc, ok := c.lookup(l, id); ok {
-		return svc, nil
-	}
-	return client.GetService(ctx, id)
-}
-
-// list returns the current list, or a new one (start is then true: the caller fetches it).
-func (c *serviceReadCache) list() (l *serviceList, start bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if l := c.cur; l != nil && l.gen == c.gen {
+	switch {
+	case !l.usable || l.gen != c.gen:
+		return listed[T]{}, false, nil
+	case l.err != nil:
+		return listed[T]{}, false, l.err
+	}
+	return listed[T]{records: l.records.([]T), byID: l.byID}, true, nil
+}
+
+// list returns the current list named key, or a new one (start is then true: the caller fetches it).
+func (c *readCache) list(key string) (l *sharedList, start bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l := c.lists[key]; l != nil && l.gen == c.gen {
 		select {
 		case <-l.done:
-			if l.err == nil && c.now().Sub(l.fetched) < c.ttl {
+			// A failed list is kept too: its readers read on their own instead of asking a failing
+			// API for the list again.
+			if c.now().Sub(l.fetched) < c.ttl {
 				return l, false
 			}
 		default:
 			return l, false // in flight: share it
 		}
 	}
-	l = &serviceList{gen: c.gen, usable: c.writing == 0, done: make(chan struct{})}
-	c.cur = l
+	l = &sharedList{gen: c.gen, usable: c.writing == 0, done: make(chan struct{})}
+	c.lists[key] = l
 	return l, true
 }
 
-// fetch lists the services into l. It uses a context of its own (bounded, not cancelled with the
-// first Read's), since other Reads wait for it too.
-func (c *serviceReadCache) fetch(ctx context.Context, client *api.Client, l *serviceList) {
+// fetch fills l. It uses a context of its own (bounded, not cancelled with the first reader's),
+// since other readers wait for it too.
+func (c *readCache) fetch(ctx context.Context, l *sharedList, fetch func(context.Context) (any, map[string]int, error)) {
 	defer close(l.done)
 	lctx, cancel := wait.Detached(ctx, 2*time.Minute)
 	defer cancel()
-	list, err := client.ListServices(lctx)
+	records, byID, err := fetch(lctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	l.fetched, l.err = c.now(), err
-	if err != nil {
-		return
-	}
-	l.byID = make(map[string]*api.Service, len(list))
-	for i := range list {
-		// A read replica set's standby record (service_standby.go) is left to the GET of its id.
-		if id := deref(list[i].ServiceID); id != "" && !isStandbyRecord(&list[i]) {
-			l.byID[id] = &list[i]
-		}
-	}
+	l.fetched, l.records, l.byID, l.err = c.now(), records, byID, err
 }
 
-// lookup returns a copy of id's record from l if l is still valid (no write since it started) and
-// holds id.
-func (c *serviceReadCache) lookup(l *serviceList, id string) (*api.Service, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !l.usable || l.err != nil || l.gen != c.gen {
+// ---- The reads, by record type. Each mirrors the client's method of the same name.
+
+// GetService returns a service record: from the shared list of services, else with its own GET.
+func (c *readCache) GetService(ctx context.Context, client *api.Client, id string) (*api.Service, error) {
+	if svc, ok := c.listedService(ctx, client, id); ok {
+		return svc, nil
+	}
+	return client.GetService(ctx, id)
+}
+
+// ListServices returns the project's services: the shared list.
+func (c *readCache) ListServices(ctx context.Context, client *api.Client) ([]api.Service, error) {
+	if c == nil {
+		return client.ListServices(ctx)
+	}
+	l, ok, err := sharedRecords(ctx, c, servicesList, client.ListServices, serviceRecordID)
+	switch {
+	case ok:
+		return l.all(), nil
+	case err != nil:
+		return nil, err
+	}
+	return client.ListServices(ctx)
+}
+
+// listedService is id's record in the shared list of services, if the list can serve and holds it.
+func (c *readCache) listedService(ctx context.Context, client *api.Client, id string) (*api.Service, bool) {
+	if c == nil || id == "" {
 		return nil, false
 	}
-	svc, ok := l.byID[id]
+	l, ok, _ := sharedRecords(ctx, c, servicesList, client.ListServices, serviceRecordID)
 	if !ok {
 		return nil, false
 	}
-	cp := *svc
-	return &cp, true
+	return l.get(id)
 }
 
-// writeStart and writeEnd bracket a write: each drops the list.
-func (c *serviceReadCache) writeStart() {
+// A read replica set's standby record (service_standby.go) is never served from the list: it is
+// left to the GET of its id.
+func serviceRecordID(s *api.Service) string {
+	if isStandbyRecord(s) {
+		return ""
+	}
+	return deref(s.ServiceID)
+}
+
+// GetReplicaSet returns a read replica set: from its service's record in the shared list of
+// services, else with the client's own read (which lists the service's replica sets).
+func (c *readCache) GetReplicaSet(ctx context.Context, client *api.Client, serviceID, id string) (*api.ReadReplicaSet, error) {
+	if sets, ok := c.listedReplicaSets(ctx, client, serviceID); ok {
+		for i := range sets {
+			if deref(sets[i].ID) == id {
+				return &sets[i], nil
+			}
+		}
+	}
+	return client.GetReplicaSet(ctx, serviceID, id)
+}
+
+// ListReplicaSets returns a service's read replica sets: from its record in the shared list of
+// services, else with the client's own list.
+func (c *readCache) ListReplicaSets(ctx context.Context, client *api.Client, serviceID string) ([]api.ReadReplicaSet, error) {
+	if sets, ok := c.listedReplicaSets(ctx, client, serviceID); ok {
+		return sets, nil
+	}
+	return client.ListReplicaSets(ctx, serviceID)
+}
+
+// listedReplicaSets is a copy of the read_replica_sets of the service's record in the shared list,
+// if that tells them: the list can serve and holds the service, the record carries
+// read_replica_sets, and every set in it has an id (see api.Client.GetReplicaSet).
+func (c *readCache) listedReplicaSets(ctx context.Context, client *api.Client, serviceID string) ([]api.ReadReplicaSet, bool) {
+	svc, ok := c.listedService(ctx, client, serviceID)
+	if !ok || svc.ReadReplicaSets == nil {
+		return nil, false
+	}
+	sets := slices.Clone(*svc.ReadReplicaSets)
+	for i := range sets {
+		if deref(sets[i].ID) == "" {
+			return nil, false
+		}
+	}
+	return sets, true
+}
+
+// GetVPC returns a VPC: from the shared list of VPCs, else with its own GET.
+func (c *readCache) GetVPC(ctx context.Context, client *api.Client, id string) (*api.VPC, error) {
+	if c != nil && id != "" {
+		if l, ok, _ := sharedRecords(ctx, c, vpcsList, client.ListVPCs, vpcID); ok {
+			if v, ok := l.get(id); ok {
+				return v, nil
+			}
+		}
+	}
+	return client.GetVPC(ctx, id)
+}
+
+// ListVPCs returns the project's VPCs: the shared list.
+func (c *readCache) ListVPCs(ctx context.Context, client *api.Client) ([]api.VPC, error) {
+	if c == nil {
+		return client.ListVPCs(ctx)
+	}
+	l, ok, err := sharedRecords(ctx, c, vpcsList, client.ListVPCs, vpcID)
+	switch {
+	case ok:
+		return l.all(), nil
+	case err != nil:
+		return nil, err
+	}
+	return client.ListVPCs(ctx)
+}
+
+// GetPeering returns a peering: from the shared list of its VPC's peerings, else with its own GET.
+func (c *readCache) GetPeering(ctx context.Context, client *api.Client, vpcID, id string) (*api.Peering, error) {
+	if c != nil && vpcID != "" && id != "" {
+		if l, ok, _ := sharedRecords(ctx, c, peeringsList(vpcID), c.peeringsOf(client, vpcID), peeringID); ok {
+			if p, ok := l.get(id); ok {
+				return p, nil
+			}
+		}
+	}
+	return client.GetPeering(ctx, vpcID, id)
+}
+
+// ListPeerings returns a VPC's peerings: the shared list of that VPC.
+func (c *readCache) ListPeerings(ctx context.Context, client *api.Client, vpcID string) ([]api.Peering, error) {
+	if c == nil || vpcID == "" {
+		return client.ListPeerings(ctx, vpcID)
+	}
+	l, ok, err := sharedRecords(ctx, c, peeringsList(vpcID), c.peeringsOf(client, vpcID), peeringID)
+	switch {
+	case ok:
+		return l.all(), nil
+	case err != nil:
+		return nil, err
+	}
+	return client.ListPeerings(ctx, vpcID)
+}
+
+func (c *readCache) peeringsOf(client *api.Client, vpcID string) func(context.Context) ([]api.Peering, error) {
+	return func(ctx context.Context) ([]api.Peering, error) { return client.ListPeerings(ctx, vpcID) }
+}
+
+// ---- Writes
+
+// writeStart and writeEnd bracket a write: each drops every list.
+func (c *readCache) writeStart() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
 	c.writing++
-	c.cur = nil
+	clear(c.lists)
 }
 
-func (c *serviceReadCache) writeEnd() {
+func (c *readCache) writeEnd() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
 	c.writing--
-	c.cur = nil
+	clear(c.lists)
 }
 
 // config returns cfg with its transport wrapped (see wrap), for the client whose writes the cache
 // must see.
-func (c *serviceReadCache) config(cfg api.Config) api.Config {
+func (c *readCache) config(cfg api.Config) api.Config {
 	cfg.Transport = c.wrap(cfg.Transport)
 	return cfg
 }
 
 // wrap returns a transport that tells the cache about every write sent through next (nil: the
 // default transport's clone, as api.New would use).
-func (c *serviceReadCache) wrap(next http.RoundTripper) http.RoundTripper {
+func (c *readCache) wrap(next http.RoundTripper) http.RoundTripper {
 	if c == nil {
 		return next
 	}
@@ -169,7 +348,7 @@ func (c *serviceReadCache) wrap(next http.RoundTripper) http.RoundTripper {
 // writeWatchingTransport drops the read cache around every request that is not a GET or HEAD.
 type writeWatchingTransport struct {
 	next  http.RoundTripper
-	cache *serviceReadCache
+	cache *readCache
 }
 
 func (t *writeWatchingTransport) RoundTrip(req *http.Request) (*http.Response, error) {

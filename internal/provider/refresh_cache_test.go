@@ -16,7 +16,7 @@ import (
 // readCacheEnv is an emulator with n READY services and a client whose writes the cache sees.
 type readCacheEnv struct {
 	srv    *emulator.Server
-	cache  *serviceReadCache
+	cache  *readCache
 	client *api.Client
 	ids    []string
 }
@@ -25,7 +25,7 @@ func newReadCacheEnv(t *testing.T, n int, base http.RoundTripper) *readCacheEnv 
 	t.Helper()
 	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing = emulator.Timing{} })
 	plain := testClient(t, srv)
-	env := &readCacheEnv{srv: srv, cache: newServiceReadCache()}
+	env := &readCacheEnv{srv: srv, cache: newReadCache()}
 	for i := range n {
 		svc, err := plain.CreateService(context.Background(), api.ServiceCreate{Name: fmt.Sprintf("cache-%d", i)})
 		if err != nil {
@@ -124,7 +124,7 @@ func TestServiceReadCacheListFailureFallsBackToGet(t *testing.T) {
 
 func TestServiceReadCacheNilGets(t *testing.T) {
 	env := newReadCacheEnv(t, 1, nil)
-	var c *serviceReadCache
+	var c *readCache
 	if _, err := c.GetService(context.Background(), env.client, env.ids[0]); err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	id := cfg.ID.ValueString()
-	svc, err := d.pd.client.GetService(ctx, id)
+	svc, err := d.pd.reads.GetService(ctx, d.pd.client, id)
 	if err == nil && serviceIsGone(svc) {
 		err = fmt.Errorf("service %s was deleted (status %s)", id, serviceStatus(svc))
 		resp.Diagnostics.AddAttributeError(path.Root("id"), "Service not found",
@@ -203,7 +203,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	list, err := d.pd.client.ListServices(ctx)
+	list, err := d.pd.reads.ListServices(ctx, d.pd.client)
 	if err != nil {
 		d.pd.addError(ctx, &resp.Diagnostics, "Could not list services", err)
 		return

@@ -402,7 +402,7 @@ func TestServiceReadCacheLeavesStandbysToGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	rsID := deref(rs.ID)
-	cache := newServiceReadCache()
+	cache := newReadCache()
 	c, err := api.New(cache.config(api.Config{BaseURL: srv.URL, AccessKey: testAccessKey, SecretKey: testSecretKey, ProjectID: testProjectID, Retry: testRetry}))
 	if err != nil {
 		t.Fatal(err)

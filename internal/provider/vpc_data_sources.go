@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 var (
@@ -64,16 +63,17 @@ func (d *vpcDataSource) ConfigValidators(_ context.Context) []datasource.ConfigV
 }
 
 func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var cfg vpcDataItem
+	var cfg vpcFields
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	c := d.pd.client
+	reads := d.pd.reads
 	var vpc *api.VPC
 	if !cfg.ID.IsNull() {
 		id := cfg.ID.ValueString()
-		v, err := c.GetVPC(ctx, id)
+		v, err := reads.GetVPC(ctx, c, id)
 		if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "VPC not found", "Could not read VPC",
 			fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err)) {
 			return
@@ -81,7 +81,7 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		vpc = v
 	} else {
 		name := cfg.Name.ValueString()
-		vpcs, err := c.ListVPCs(ctx)
+		vpcs, err := reads.ListVPCs(ctx, c)
 		if err != nil {
 			d.pd.addError(ctx, &resp.Diagnostics, "Could not list VPCs", err)
 			return
@@ -109,7 +109,7 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 			return
 		}
 	}
-	out := vpcItem(vpc)
+	out := flattenVPC(vpc)
 	if out.ID.IsNull() {
 		out.ID = cfg.ID
 	}
@@ -124,18 +124,7 @@ func NewVPCsDataSource() datasource.DataSource {
 type vpcsDataSource struct{ dataSourceBase }
 
 type vpcsDataModel struct {
-	VPCs []vpcDataItem `tfsdk:"vpcs"`
-}
-
-type vpcDataItem struct {
-	ID         types.String `tfsdk:"id"`
-	Name       types.String `tfsdk:"name"`
-	CIDR       types.String `tfsdk:"cidr"`
-	RegionCode types.String `tfsdk:"region_code"`
-}
-
-func vpcItem(v *api.VPC) vpcDataItem {
-	return vpcDataItem{ID: types.StringPointerValue(v.ID), Name: types.StringPointerValue(v.Name), CIDR: types.StringPointerValue(v.Cidr), RegionCode: types.StringPointerValue(v.RegionCode)}
+	VPCs []vpcFields `tfsdk:"vpcs"`
 }
 
 func (d *vpcsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -157,14 +146,14 @@ func (d *vpcsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 }
 
 func (d *vpcsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	vpcs, err := d.pd.client.ListVPCs(ctx)
+	vpcs, err := d.pd.reads.ListVPCs(ctx, d.pd.client)
 	if err != nil {
 		d.pd.addError(ctx, &resp.Diagnostics, "Could not list VPCs", err)
 		return
 	}
-	out := vpcsDataModel{VPCs: make([]vpcDataItem, 0, len(vpcs))}
+	out := vpcsDataModel{VPCs: make([]vpcFields, 0, len(vpcs))}
 	for i := range vpcs {
-		out.VPCs = append(out.VPCs, vpcItem(&vpcs[i]))
+		out.VPCs = append(out.VPCs, flattenVPC(&vpcs[i]))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -20,30 +19,6 @@ func NewVPCPeeringDataSource() datasource.DataSource {
 }
 
 type vpcPeeringDataSource struct{ dataSourceBase }
-
-type peeringDataModel struct {
-	ID             types.String `tfsdk:"id"`
-	VPCID          types.String `tfsdk:"vpc_id"`
-	PeerAccountID  types.String `tfsdk:"peer_account_id"`
-	PeerRegionCode types.String `tfsdk:"peer_region_code"`
-	PeerVPCID      types.String `tfsdk:"peer_vpc_id"`
-	Status         types.String `tfsdk:"status"`
-	ProvisionedID  types.String `tfsdk:"provisioned_id"`
-	ErrorMessage   types.String `tfsdk:"error_message"`
-}
-
-func peeringData(vpcID string, p *api.Peering) peeringDataModel {
-	return peeringDataModel{
-		ID:             types.StringPointerValue(p.ID),
-		VPCID:          types.StringValue(vpcID),
-		PeerAccountID:  types.StringPointerValue(p.PeerAccountID),
-		PeerRegionCode: types.StringPointerValue(p.PeerRegionCode),
-		PeerVPCID:      types.StringPointerValue(p.PeerVpcID),
-		Status:         types.StringPointerValue(p.Status),
-		ProvisionedID:  types.StringPointerValue(p.ProvisionedID),
-		ErrorMessage:   types.StringPointerValue(p.ErrorMessage),
-	}
-}
 
 // peeringComputedAttributes are the attributes a peering data source reports.
 func peeringComputedAttributes() map[string]schema.Attribute {
@@ -76,18 +51,18 @@ func (d *vpcPeeringDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 }
 
 func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var cfg peeringDataModel
+	var cfg peeringFields
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	vpcID, id := cfg.VPCID.ValueString(), cfg.ID.ValueString()
-	p, err := d.pd.client.GetPeering(ctx, vpcID, id)
+	p, err := d.pd.reads.GetPeering(ctx, d.pd.client, vpcID, id)
 	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "VPC peering not found", "Could not read VPC peering",
 		fmt.Sprintf("There is no peering %s of VPC %s in this project (or no such VPC): %v", id, vpcID, err)) {
 		return
 	}
-	out := peeringData(vpcID, p)
+	out := flattenPeering(vpcID, p)
 	if out.ID.IsNull() {
 		out.ID = cfg.ID
 	}
@@ -102,8 +77,8 @@ func NewVPCPeeringsDataSource() datasource.DataSource {
 type vpcPeeringsDataSource struct{ dataSourceBase }
 
 type vpcPeeringsDataModel struct {
-	VPCID    types.String       `tfsdk:"vpc_id"`
-	Peerings []peeringDataModel `tfsdk:"peerings"`
+	VPCID    types.String    `tfsdk:"vpc_id"`
+	Peerings []peeringFields `tfsdk:"peerings"`
 }
 
 func (d *vpcPeeringsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -134,14 +109,14 @@ func (d *vpcPeeringsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		return
 	}
 	vpcID := cfg.VPCID.ValueString()
-	peerings, err := d.pd.client.ListPeerings(ctx, vpcID)
+	peerings, err := d.pd.reads.ListPeerings(ctx, d.pd.client, vpcID)
 	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("vpc_id"), "VPC not found", "Could not list VPC peerings",
 		fmt.Sprintf("There is no VPC %s in this project, so it has no peerings to list: %v", vpcID, err)) {
 		return
 	}
-	cfg.Peerings = make([]peeringDataModel, 0, len(peerings))
+	cfg.Peerings = make([]peeringFields, 0, len(peerings))
 	for i := range peerings {
-		cfg.Peerings = append(cfg.Peerings, peeringData(vpcID, &peerings[i]))
+		cfg.Peerings = append(cfg.Peerings, flattenPeering(vpcID, &peerings[i]))
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }

@@ -40,16 +40,11 @@ func NewVPCPeeringResource() resource.Resource {
 
 type vpcPeeringResource struct{ resourceBase }
 
+// vpcPeeringModel is the resource's model: the peering's fields (peeringFields, mapped from a record
+// by applyRecord, vpc_peering_flatten.go) and its timeouts.
 type vpcPeeringModel struct {
-	ID             types.String   `tfsdk:"id"`
-	VPCID          types.String   `tfsdk:"vpc_id"`
-	PeerAccountID  types.String   `tfsdk:"peer_account_id"`
-	PeerRegionCode types.String   `tfsdk:"peer_region_code"`
-	PeerVPCID      types.String   `tfsdk:"peer_vpc_id"`
-	Status         types.String   `tfsdk:"status"`
-	ProvisionedID  types.String   `tfsdk:"provisioned_id"`
-	ErrorMessage   types.String   `tfsdk:"error_message"`
-	Timeouts       timeouts.Value `tfsdk:"timeouts"`
+	peeringFields
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -202,7 +197,7 @@ func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
-	p, err := r.pd.client.GetPeering(ctx, vpcID, id)
+	p, err := r.pd.reads.GetPeering(ctx, r.pd.client, vpcID, id)
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC peering not found: removing it from state", map[string]any{"vpc_id": vpcID, "id": id})
 		resp.State.RemoveResource(ctx)
@@ -259,25 +254,6 @@ func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequ
 
 func (r *vpcPeeringResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importIDParts(ctx, req, resp, peeringTypeName, "1234567890/2345678901", []string{"vpc_id", "peering_id"}, []string{"vpc_id", "id"})
-}
-
-// applyRecord copies what the API reports into the model. Fields the record leaves out keep their
-// value, except error_message, whose absence means "no error".
-func (m *vpcPeeringModel) applyRecord(p *api.Peering) {
-	if p == nil {
-		return
-	}
-	set := func(dst *types.String, v *string) {
-		if v != nil {
-			*dst = types.StringValue(*v)
-		}
-	}
-	set(&m.PeerAccountID, p.PeerAccountID)
-	set(&m.PeerRegionCode, p.PeerRegionCode)
-	set(&m.PeerVPCID, p.PeerVpcID)
-	set(&m.Status, p.Status)
-	set(&m.ProvisionedID, p.ProvisionedID)
-	m.ErrorMessage = types.StringPointerValue(p.ErrorMessage)
 }
 
 // peeringFailed is the error of a peering the API reports as failed.

@@ -42,12 +42,11 @@ func NewVPCResource() resource.Resource {
 
 type vpcResource struct{ resourceBase }
 
+// vpcModel is the resource's model: the VPC's fields (vpcFields, mapped from a record by
+// applyRecord, vpc_flatten.go) and its timeouts.
 type vpcModel struct {
-	ID         types.String   `tfsdk:"id"`
-	Name       types.String   `tfsdk:"name"`
-	CIDR       types.String   `tfsdk:"cidr"`
-	RegionCode types.String   `tfsdk:"region_code"`
-	Timeouts   timeouts.Value `tfsdk:"timeouts"`
+	vpcFields
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -143,7 +142,7 @@ func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	vpc, err := r.pd.client.GetVPC(ctx, state.ID.ValueString())
+	vpc, err := r.pd.reads.GetVPC(ctx, r.pd.client, state.ID.ValueString())
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC not found: removing it from state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
@@ -232,25 +231,6 @@ func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateR
 		return
 	}
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
-}
-
-// applyRecord copies what the API reports into the model. Fields the record leaves out keep their value.
-func (m *vpcModel) applyRecord(v *api.VPC) {
-	if v == nil {
-		return
-	}
-	if v.ID != nil {
-		m.ID = types.StringValue(*v.ID)
-	}
-	if v.Name != nil {
-		m.Name = types.StringValue(*v.Name)
-	}
-	if v.Cidr != nil {
-		m.CIDR = types.StringValue(*v.Cidr)
-	}
-	if v.RegionCode != nil {
-		m.RegionCode = types.StringValue(*v.RegionCode)
-	}
 }
 
 // findNewVPC resolves a lost create answer (wait.FindCreated): the one VPC like body that was not
