@@ -210,6 +210,11 @@ func serviceRecordID(s *api.Service) string {
 	return deref(s.ServiceID)
 }
 
+// vpcID and peeringID are the ids of listed records (also used by the lost-create lookups).
+func vpcID(v *api.VPC) string { return deref(v.ID) }
+
+func peeringID(p *api.Peering) string { return deref(p.ID) }
+
 // GetReplicaSet returns a read replica set: from its service's record in the shared list of
 // services, else with the client's own read (which lists the service's replica sets).
 func (c *readCache) GetReplicaSet(ctx context.Context, client *api.Client, serviceID, id string) (*api.ReadReplicaSet, error) {

@@ -131,3 +131,8 @@ func addonsMatchServiceType(addons []string, serviceType string) bool {
 func serviceModelPaused(m serviceResourceModel) bool {
 	return m.Paused.ValueBool() || m.Status.ValueString() == string(api.PAUSED)
 }
+
+// isStandbyRecord reports whether a Service record is a read replica set's standby.
+func isStandbyRecord(svc *api.Service) bool {
+	return svc != nil && svc.ForkedFrom != nil && svc.ForkedFrom.IsStandby != nil && *svc.ForkedFrom.IsStandby
+}

@@ -20,11 +20,6 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
-// isStandbyRecord reports whether a Service record is a read replica set's standby.
-func isStandbyRecord(svc *api.Service) bool {
-	return svc != nil && svc.ForkedFrom != nil && svc.ForkedFrom.IsStandby != nil && *svc.ForkedFrom.IsStandby
-}
-
 // standbyRecordError says that an id given as a service's is a read replica set's, and what to do.
 type standbyRecordError struct {
 	ID, PrimaryID, Name string

@@ -281,8 +281,6 @@ func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body ap
 	}, cause)
 }
 
-func peeringID(p *api.Peering) string { return deref(p.ID) }
-
 // findPlaceholder looks for the peering a lost create made (placeholder.go).
 func (r *vpcPeeringResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
 	return lookForPlaceholder(ctx, state, func(m *vpcPeeringModel) (*api.Peering, error) {

@@ -244,8 +244,6 @@ func findNewVPC(ctx context.Context, pd *providerData, body api.VPCCreate, befor
 	}, cause)
 }
 
-func vpcID(v *api.VPC) string { return deref(v.ID) }
-
 // findPlaceholder looks for the VPC a lost create made (placeholder.go).
 func (r *vpcResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
 	return lookForPlaceholder(ctx, state, func(m *vpcModel) (*api.VPC, error) {
