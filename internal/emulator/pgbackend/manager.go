@@ -459,6 +459,7 @@ dynamic_shared_memory_type = posix
 huge_pages = off
 jit = off
 ` + ReadOnlyOption + ` = off
+` + ReadOnlyRoleSetting + ` = off
 `
 
 // makeTemplate runs initdb and sets the template up: role tsdbadmin (not a superuser: it may
@@ -508,6 +509,9 @@ func (m *Manager) makeTemplate(ctx context.Context) error {
 	)
 	if err == nil {
 		err = t.admin(ctx, Database, "DROP DATABASE postgres")
+	}
+	if err == nil {
+		err = t.admin(ctx, Database, readOnlySetup...) // see readonly.go
 	}
 	t.stop()
 	if err != nil {
