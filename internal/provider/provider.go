@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -35,6 +36,8 @@ var (
 	_ provider.Provider              = (*dbcloudProvider)(nil)
 	_ provider.ProviderWithFunctions = (*dbcloudProvider)(nil)
 	_ provider.ProviderWithActions   = (*dbcloudProvider)(nil)
+
+	_ provider.ProviderWithEphemeralResources = (*dbcloudProvider)(nil)
 )
 
 // options are knobs for tests: the production provider uses the defaults.
@@ -201,6 +204,7 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = data
 	resp.ListResourceData = data
 	resp.ActionData = data
+	resp.EphemeralResourceData = data
 }
 
 func (p *dbcloudProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -230,6 +234,10 @@ func (p *dbcloudProvider) Functions(_ context.Context) []func() function.Functio
 	return []func() function.Function{
 		NewWithPasswordFunction,
 	}
+}
+
+func (p *dbcloudProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{NewServiceCredentialsEphemeralResource}
 }
 
 func (p *dbcloudProvider) Actions(_ context.Context) []func() action.Action {

@@ -1,0 +1,462 @@
+package provider
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
+)
+
+// The acceptance tests of dbcloud_service_credentials run real terraform (tfWorkdir) against the
+// emulator with PostgreSQL behind it. A login exists only while Terraform runs, so the checks that
+// need it run inside the apply: a terraform_data's local-exec provisioner runs this test binary
+// again as a probe (credsProbeEnv), with the login's connection_uri in its environment; the probe
+// logs in, tries what the test asks and writes what it saw to a file the test reads afterwards.
+
+const credsProbeEnv = "DBCLOUD_CREDS_PROBE"
+
+func init() {
+	if mode := os.Getenv(credsProbeEnv); mode != "" {
+		os.Exit(credsProbe(mode))
+	}
+}
+
+// credsProbeResult is what the probe saw.
+type credsProbeResult struct {
+	User             string    `json:"user"`
+	Password         string    `json:"password"`
+	ValidUntil       time.Time `json:"valid_until"`
+	Now              time.Time `json:"now"`
+	ExpiresAt        string    `json:"expires_at"`
+	StatementTimeout string    `json:"statement_timeout"`
+	Read             string    `json:"read"`
+	WriteCode        string    `json:"write_code"`
+	Err              string    `json:"err"`
+}
+
+// credsProbe logs in with $CREDS_URI; mode "write" makes a table as the application role and
+// writes to it, mode "read" reads app_data, turns default_transaction_read_only off and tries to
+// write. It writes its result to $CREDS_OUT.
+func credsProbe(mode string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res := credsProbeResult{ExpiresAt: os.Getenv("CREDS_EXPIRES")}
+	err := func() error {
+		u, err := url.Parse(os.Getenv("CREDS_URI"))
+		if err != nil {
+			return err
+		}
+		res.Password, _ = u.User.Password()
+		conn, err := pgx.Connect(ctx, u.String())
+		if err != nil {
+			return err
+		}
+		defer func() { _ = conn.Close(ctx) }()
+		if err := conn.QueryRow(ctx, `SELECT current_user, rolvaliduntil, now(), current_setting('statement_timeout')
+			FROM pg_roles WHERE rolname = current_user`).Scan(&res.User, &res.ValidUntil, &res.Now, &res.StatementTimeout); err != nil {
+			return err
+		}
+		switch mode {
+		case "write":
+			for _, s := range []string{"SET ROLE app", "CREATE TABLE made_by_login (v text)", "INSERT INTO made_by_login VALUES ('from the login')", "RESET ROLE"} {
+				if _, err := conn.Exec(ctx, s); err != nil {
+					return fmt.Errorf("%s: %w", s, err)
+				}
+			}
+			return conn.QueryRow(ctx, "SELECT v FROM made_by_login").Scan(&res.Read)
+		case "read":
+			if err := conn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&res.Read); err != nil {
+				return err
+			}
+			if _, err := conn.Exec(ctx, "SET default_transaction_read_only = off"); err != nil {
+				return err
+			}
+			_, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('written by a read-only login')")
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) {
+				res.WriteCode = pgErr.Code
+			} else if err == nil {
+				res.WriteCode = "none: the write worked"
+			}
+			return nil
+		}
+		return fmt.Errorf("unknown probe mode %q", mode)
+	}()
+	if err != nil {
+		res.Err = err.Error()
+	}
+	b, _ := json.Marshal(res)
+	if werr := os.WriteFile(os.Getenv("CREDS_OUT"), b, 0o600); werr != nil || err != nil {
+		fmt.Fprintln(os.Stderr, "probe:", res.Err, werr)
+		return 1
+	}
+	return 0
+}
+
+func readProbe(t *testing.T, file string) credsProbeResult {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the probe left no result: %v", err)
+	}
+	var r credsProbeResult
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Err != "" {
+		t.Fatalf("probe: %s", r.Err)
+	}
+	return r
+}
+
+// credsAdminPassword is tsdbadmin's password in these tests (set with password_wo).
+const credsAdminPassword = "Adm1n-pw/with:reserved@chars-and-ü"
+
+const credsServiceConfig = `
+variable "admin_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "dbcloud_service" "db" {
+  name                = "creds-acc"
+  password_wo         = var.admin_password
+  password_wo_version = 1
+}
+`
+
+// credsProbeConfig is a terraform_data that runs the probe with a login's connection string.
+func credsProbeConfig(name, login, mode, out string) string {
+	bin, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf(`
+resource "terraform_data" %[1]q {
+  provisioner "local-exec" {
+    command = %[2]q
+    environment = {
+      %[3]s         = %[4]q
+      CREDS_URI     = ephemeral.dbcloud_service_credentials.%[5]s.connection_uri
+      CREDS_EXPIRES = ephemeral.dbcloud_service_credentials.%[5]s.expires_at
+      CREDS_OUT     = %[6]q
+    }
+  }
+}
+`, name, bin, credsProbeEnv, mode, login, out)
+}
+
+// TestAccServiceCredentials: the guide's path. The service's password is write-only; a login that
+// is a member of the application role makes a table as that role; a read-only login reads it and
+// cannot write even with default_transaction_read_only off; the expiry matches ttl; both logins are
+// gone after the run; neither the state nor `terraform show` holds any of the passwords.
+func TestAccServiceCredentials(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	w := newTFWorkdir(t, srv, credsServiceConfig)
+	varArg := "-var=admin_password=" + credsAdminPassword
+	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color", varArg); err != nil {
+		t.Fatalf("apply (service): %v\n%s", err, out)
+	}
+	ids := stateIDs(t, w.dir)["dbcloud_service"]
+	if len(ids) != 1 {
+		t.Fatalf("services in state: %v", ids)
+	}
+	in := pg.Instance(ids[0])
+	if in == nil {
+		t.Fatalf("no instance for service %s", ids[0])
+	}
+	admin, err := pgLogin(ctx, in.Host(), in.Port(), credsAdminPassword)
+	if err != nil {
+		t.Fatalf("login with the write-only password: %v", err)
+	}
+	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	// What the PostgreSQL provider makes in the guide: the application role, allowed to create in
+	// public (PostgreSQL 15 and later), and a table it owns.
+	for _, s := range []string{
+		"CREATE ROLE app NOLOGIN", "GRANT CREATE, USAGE ON SCHEMA public TO app", "GRANT app TO tsdbadmin",
+		"SET ROLE app", "CREATE TABLE app_data (v text)", "INSERT INTO app_data VALUES ('hello')", "RESET ROLE",
+	} {
+		if _, err := admin.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+
+	writerOut, readerOut := filepath.Join(t.TempDir(), "writer.json"), filepath.Join(t.TempDir(), "reader.json")
+	w.write(credsServiceConfig + fmt.Sprintf(`
+ephemeral "dbcloud_service_credentials" "writer" {
+  service_id        = dbcloud_service.db.id
+  admin_password    = var.admin_password
+  ttl               = "30m"
+  member_of         = ["app"]
+  statement_timeout = "45s"
+}
+
+ephemeral "dbcloud_service_credentials" "reader" {
+  service_id     = dbcloud_service.db.id
+  admin_password = var.admin_password
+  read_only      = true
+  member_of      = ["app"]
+  ca_certificate = file(%q)
+}
+`, pg.CertFile()) + credsProbeConfig("writer", "writer", "write", writerOut) + credsProbeConfig("reader", "reader", "read", readerOut))
+	out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color", varArg)
+	if err != nil {
+		t.Fatalf("apply (logins): %v\n%s", err, out)
+	}
+	wr, rd := readProbe(t, writerOut), readProbe(t, readerOut)
+
+	// The writer: a generated name, the ttl, the statement timeout, a table owned by the role.
+	if !regexp.MustCompile(`^tf_login_[a-z0-9]{12}$`).MatchString(wr.User) || wr.User == rd.User {
+		t.Errorf("usernames %q and %q", wr.User, rd.User)
+	}
+	if left := wr.ValidUntil.Sub(wr.Now); left < 29*time.Minute || left > 30*time.Minute+5*time.Second {
+		t.Errorf("the login is valid for %v, want ttl = 30m", left)
+	}
+	if exp, err := time.Parse(time.RFC3339, wr.ExpiresAt); err != nil || !exp.Equal(wr.ValidUntil) {
+		t.Errorf("expires_at %q, the role's VALID UNTIL %v (%v)", wr.ExpiresAt, wr.ValidUntil, err)
+	}
+	if left := rd.ValidUntil.Sub(rd.Now); left < 59*time.Minute || left > time.Hour+5*time.Second {
+		t.Errorf("the reader is valid for %v, want the default 1h", left)
+	}
+	if wr.StatementTimeout != "45s" {
+		t.Errorf("statement_timeout %q, want 45s", wr.StatementTimeout)
+	}
+	var owner string
+	if err := admin.QueryRow(ctx, "SELECT tableowner FROM pg_tables WHERE tablename = 'made_by_login'").Scan(&owner); err != nil || owner != "app" {
+		t.Errorf("the login's table: owner %q (%v), want app", owner, err)
+	}
+	// The reader: reads, cannot write.
+	if rd.Read != "hello" {
+		t.Errorf("the read-only login read %q", rd.Read)
+	}
+	if rd.WriteCode != "25006" {
+		t.Errorf("a write of the read-only login after SET default_transaction_read_only = off: %s, want SQLSTATE 25006", rd.WriteCode)
+	}
+	// Both logins are gone, and cannot log in.
+	for _, r := range []credsProbeResult{wr, rd} {
+		var n int
+		if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = $1", r.User).Scan(&n); err != nil || n != 0 {
+			t.Errorf("role %s after the run: %d (%v)", r.User, n, err)
+		}
+		cfg := pgbackend.ConnConfig(in.Host(), in.Port(), r.User, r.Password, "tsdb")
+		if c, err := pgx.ConnectConfig(ctx, cfg); err == nil {
+			_ = c.Close(ctx)
+			t.Errorf("login %s still works after the run", r.User)
+		}
+	}
+	// No password in the state or in terraform show.
+	state, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	show, err := w.run("show", "-no-color")
+	if err != nil {
+		t.Fatalf("show: %v\n%s", err, show)
+	}
+	showJSON, err := w.run("show", "-json")
+	if err != nil {
+		t.Fatalf("show -json: %v\n%s", err, showJSON)
+	}
+	for what, text := range map[string]string{"the state file": string(state), "terraform show": show, "terraform show -json": showJSON, "the apply's output": out} {
+		for name, secret := range map[string]string{"the admin password": credsAdminPassword, "the writer's password": wr.Password, "the reader's password": rd.Password} {
+			if secret == "" || strings.Contains(text, secret) || strings.Contains(text, url.QueryEscape(secret)) {
+				t.Errorf("%s holds %s", what, name)
+			}
+		}
+	}
+	if !strings.Contains(string(state), `"dbcloud_service"`) {
+		t.Error("the state file does not hold the service: the grep above proves nothing")
+	}
+
+	if out, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color", varArg); err != nil {
+		t.Fatalf("destroy: %v\n%s", err, out)
+	}
+}
+
+// TestAccServiceCredentialsErrors: each refusal names its cause, and no password appears in it.
+func TestAccServiceCredentialsErrors(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	client := testClient(t, srv)
+	svc, err := client.CreateService(ctx, api.ServiceCreate{Name: "creds-errors"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, password := deref(svc.ServiceID), deref(svc.InitialPassword)
+	if err := waitStatus(ctx, client, id, api.READY); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := client.CreateReplicaSet(ctx, id, api.ReadReplicaSetCreate{Name: "creds-ro", Nodes: 1, CPUMillis: 500, MemoryGbs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherCA := filepath.Join(t.TempDir(), "other-ca.pem")
+	writeSelfSignedCert(t, otherCA)
+
+	config := func(serviceID, adminPassword, extra string) string {
+		return fmt.Sprintf(`
+ephemeral "dbcloud_service_credentials" "login" {
+  service_id     = %q
+  admin_password = %q
+%s
+}
+
+resource "terraform_data" "use" {
+  provisioner "local-exec" {
+    command     = "true"
+    environment = { U = ephemeral.dbcloud_service_credentials.login.username }
+  }
+}
+`, serviceID, adminPassword, extra)
+	}
+	w := newTFWorkdir(t, srv, config(id, password, ""))
+	expect := func(name, cfg string, want ...string) {
+		t.Helper()
+		w.write(cfg)
+		out, err := w.run("plan", "-input=false", "-no-color")
+		if err == nil {
+			t.Errorf("%s: plan succeeded, want an error\n%s", name, out)
+			return
+		}
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " ")
+		for _, s := range want {
+			if !strings.Contains(flat, s) {
+				t.Errorf("%s: the error does not say %q:\n%s", name, s, out)
+			}
+		}
+		if strings.Contains(out, password) {
+			t.Errorf("%s: the output holds the admin password", name)
+		}
+	}
+
+	// A working login first, so that the cases below fail for their own reason.
+	if out, err := w.run("plan", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("plan with a good configuration: %v\n%s", err, out)
+	}
+	expect("wrong admin password", config(id, "not-the-password", ""),
+		"refused admin_password for tsdbadmin", "SQLSTATE 28P01")
+	expect("missing role", config(id, password, `  member_of = ["no_such_role"]`),
+		`member_of: role "no_such_role" does not exist`, "must exist on the service")
+	if err := waitReplicaSetActive(ctx, client, id, deref(rs.ID)); err != nil {
+		t.Fatal(err)
+	}
+	expect("replica set id", config(deref(rs.ID), password, ""),
+		"is a read replica set of service "+id, "logins are made on the primary")
+	expect("certificate from another CA", config(id, password, fmt.Sprintf("  ca_certificate = file(%q)", otherCA)),
+		"could not be verified", "ca_certificate")
+	expect("tsdbadmin without read_only", config(id, password, `  member_of = ["tsdbadmin"]`),
+		"tsdbadmin only with read_only")
+	expect("ttl too long", config(id, password, `  ttl = "400h"`), "Duration out of range")
+	expect("ttl not a duration", config(id, password, `  ttl = "a day"`), "Invalid duration")
+
+	// An endpoint nobody listens on (the instance stopped behind the API's back).
+	if err := pg.Stop(id); err != nil {
+		t.Fatal(err)
+	}
+	expect("unreachable endpoint", config(id, password, ""),
+		"cannot reach the service's endpoint", "The machine that runs Terraform must reach the service's endpoint")
+	if err := pg.Start(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := client.StopService(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitStatus(ctx, client, id, api.PAUSED); err != nil {
+		t.Fatal(err)
+	}
+	expect("paused service", config(id, password, ""), "Service "+id+" is paused", "Resume it")
+}
+
+// TestServiceCredentialsTLS: how the provider connects (no server).
+func TestServiceCredentialsTLS(t *testing.T) {
+	// A loopback endpoint without a CA: no verification (the emulator's self-signed certificate).
+	lo, err := endpointTarget("127.0.0.1", 5432, "")
+	if err != nil || !lo.tls.InsecureSkipVerify {
+		t.Errorf("loopback: %+v, %v", lo, err)
+	}
+	// Any other endpoint: verified with the system's roots and the host name.
+	remote, err := endpointTarget("db.example.com", 5432, "")
+	if err != nil || remote.tls.InsecureSkipVerify || remote.tls.ServerName != "db.example.com" || remote.tls.RootCAs != nil {
+		t.Errorf("remote: %+v, %v", remote, err)
+	}
+	// With a CA, even on loopback: verified.
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	writeSelfSignedCert(t, ca)
+	pemBytes, _ := os.ReadFile(ca)
+	withCA, err := endpointTarget("127.0.0.1", 5432, string(pemBytes))
+	if err != nil || withCA.tls.InsecureSkipVerify || withCA.tls.RootCAs == nil {
+		t.Errorf("with a CA: %+v, %v", withCA, err)
+	}
+	if _, err := endpointTarget("db.example.com", 5432, "not a certificate"); err == nil {
+		t.Error("a ca_certificate without a certificate was accepted")
+	}
+	// Passwords never appear in an error.
+	tgt := &loginTarget{host: "h", port: 1, adminPassword: "s3cret", loginPassword: "l0gin"}
+	if got := tgt.mask("a s3cret and l0gin"); strings.Contains(got, "s3cret") || strings.Contains(got, "l0gin") {
+		t.Errorf("mask: %q", got)
+	}
+	// A connection string with a password full of reserved characters round-trips.
+	u, err := url.Parse(loginURI("h", 1, "tf_login_x", "p@ss:/?#w"))
+	if pw, _ := u.User.Password(); err != nil || pw != "p@ss:/?#w" {
+		t.Errorf("loginURI: %v, %q", err, pw)
+	}
+}
+
+func writeSelfSignedCert(t *testing.T, file string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "another-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitReplicaSetActive polls the replica set until it is active (at most two minutes).
+func waitReplicaSetActive(ctx context.Context, c *api.Client, serviceID, id string) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		rs, err := c.GetReplicaSet(ctx, serviceID, id)
+		if err == nil && rs.Status != nil && string(*rs.Status) == "active" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("replica set %s: not active after two minutes (%v)", id, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
