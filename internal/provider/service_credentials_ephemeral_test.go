@@ -17,10 +17,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -204,6 +206,31 @@ func TestAccServiceCredentials(t *testing.T) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
+
+	// read_only_connection_uri: a session opened with it reads and cannot write, with no extra role.
+	roURI := stateAttr(t, w.dir, "dbcloud_service", "read_only_connection_uri")
+	want := fmt.Sprintf("postgresql://tsdbadmin@%s/tsdb?sslmode=require&options=-c%%20tsdb_admin.read_only_connection%%3Dtrue",
+		net.JoinHostPort(in.Host(), strconv.Itoa(in.Port())))
+	if roURI != want {
+		t.Errorf("read_only_connection_uri = %q, want %q", roURI, want)
+	}
+	roWithPassword, err := uriWithPassword(roURI, types.StringValue(credsAdminPassword)) // provider::dbcloud::with_password
+	if err != nil {
+		t.Fatal(err)
+	}
+	roConn, err := pgx.Connect(ctx, roWithPassword)
+	if err != nil {
+		t.Fatalf("login with read_only_connection_uri: %v", err)
+	}
+	var v string
+	if err := roConn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&v); err != nil || v != "hello" {
+		t.Errorf("read through read_only_connection_uri: %q, %v", v, err)
+	}
+	_, _ = roConn.Exec(ctx, "SET default_transaction_read_only = off")
+	if _, err := roConn.Exec(ctx, "INSERT INTO app_data VALUES ('no')"); sqlStateOf(err) != "25006" {
+		t.Errorf("a write through read_only_connection_uri: %v, want SQLSTATE 25006", err)
+	}
+	_ = roConn.Close(ctx)
 
 	writerOut, readerOut := filepath.Join(t.TempDir(), "writer.json"), filepath.Join(t.TempDir(), "reader.json")
 	w.write(credsServiceConfig + fmt.Sprintf(`
@@ -443,6 +470,49 @@ func writeSelfSignedCert(t *testing.T, file string) {
 	}
 	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// stateAttr reads an attribute of the only instance of a resource type from the state file.
+func stateAttr(t *testing.T, dir, typ, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st tfStateFile
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range st.Resources {
+		if r.Type == typ && len(r.Instances) == 1 {
+			v, _ := r.Instances[0].Attributes[name].(string)
+			return v
+		}
+	}
+	t.Fatalf("no %s in the state", typ)
+	return ""
+}
+
+func sqlStateOf(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+func TestReadOnlyConnectionURI(t *testing.T) {
+	got := readOnlyConnectionURI(connectionURI(types.StringValue("db.example.com"), types.Int64Value(5432)))
+	want := "postgresql://tsdbadmin@db.example.com:5432/tsdb?sslmode=require&options=-c%20tsdb_admin.read_only_connection%3Dtrue"
+	if got.ValueString() != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if u, err := url.Parse(got.ValueString()); err != nil || u.Query().Get("options") != "-c tsdb_admin.read_only_connection=true" {
+		t.Errorf("options decode to %q (%v)", u.Query().Get("options"), err)
+	}
+	if !readOnlyConnectionURI(types.StringNull()).IsNull() || !readOnlyConnectionURI(types.StringUnknown()).IsUnknown() {
+		t.Error("null and unknown are kept")
 	}
 }
 

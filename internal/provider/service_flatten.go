@@ -38,6 +38,7 @@ type serviceFields struct {
 	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
 	ConnectionURI           types.String `tfsdk:"connection_uri"`
 	PoolerConnectionURI     types.String `tfsdk:"pooler_connection_uri"`
+	ReadOnlyConnectionURI   types.String `tfsdk:"read_only_connection_uri"`
 	VpcID                   types.String `tfsdk:"vpc_id"`
 	VpcHostname             types.String `tfsdk:"vpc_hostname"`
 	VpcPort                 types.Int64  `tfsdk:"vpc_port"`
@@ -114,6 +115,7 @@ func flattenService(svc *api.Service) serviceFields {
 	}
 	f.ConnectionURI = connectionURI(f.Hostname, f.Port)
 	f.PoolerConnectionURI = connectionURI(f.PoolerHostname, f.PoolerPort)
+	f.ReadOnlyConnectionURI = readOnlyConnectionURI(f.ConnectionURI)
 	return f
 }
 
