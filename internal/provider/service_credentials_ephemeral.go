@@ -419,7 +419,9 @@ func connectError(t *loginTarget, err error) error {
 		switch pgErr.Code {
 		case "28P01", "28000":
 			return fmt.Errorf("the service refused admin_password for tsdbadmin at %s (%s, SQLSTATE %s). "+
-				"Give the service's current tsdbadmin password: the one set with password or password_wo, or initial_password if none was set", addr, pgErr.Message, pgErr.Code)
+				"Give the service's current tsdbadmin password: the one set with password or password_wo, or initial_password if none was set. "+
+				"When this run rotates the password (a new password_wo_version), the service does not have the new one yet: "+
+				"apply the service alone first (terraform apply -target=<the dbcloud_service>), then apply everything", addr, pgErr.Message, pgErr.Code)
 		}
 		return fmt.Errorf("connecting to %s as tsdbadmin: %s (SQLSTATE %s)", addr, pgErr.Message, pgErr.Code)
 	}
