@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -54,6 +57,7 @@ type credsProbeResult struct {
 	StatementTimeout string    `json:"statement_timeout"`
 	Read             string    `json:"read"`
 	WriteCode        string    `json:"write_code"`
+	WorkDir          string    `json:"work_dir"`
 	Err              string    `json:"err"`
 }
 
@@ -64,6 +68,7 @@ func credsProbe(mode string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res := credsProbeResult{ExpiresAt: os.Getenv("CREDS_EXPIRES")}
+	res.WorkDir, _ = os.Getwd() // Terraform's working directory: where the state is
 	err := func() error {
 		u, err := url.Parse(os.Getenv("CREDS_URI"))
 		if err != nil {
@@ -95,10 +100,8 @@ func credsProbe(mode string) int {
 				return err
 			}
 			_, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('written by a read-only login')")
-			var pgErr *pgconn.PgError
-			if errors.As(err, &pgErr) {
-				res.WriteCode = pgErr.Code
-			} else if err == nil {
+			res.WriteCode = sqlStateOf(err)
+			if err == nil {
 				res.WriteCode = "none: the write worked"
 			}
 			return nil
@@ -116,20 +119,19 @@ func credsProbe(mode string) int {
 	return 0
 }
 
-func readProbe(t *testing.T, file string) credsProbeResult {
-	t.Helper()
+func readProbe(file string) (credsProbeResult, error) {
+	var r credsProbeResult
 	b, err := os.ReadFile(file)
 	if err != nil {
-		t.Fatalf("the probe left no result: %v", err)
+		return r, fmt.Errorf("the probe left no result: %w", err)
 	}
-	var r credsProbeResult
 	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
+		return r, err
 	}
 	if r.Err != "" {
-		t.Fatalf("probe: %s", r.Err)
+		return r, fmt.Errorf("probe: %s", r.Err)
 	}
-	return r
+	return r, nil
 }
 
 // credsAdminPassword is tsdbadmin's password in these tests (set with password_wo).
@@ -173,67 +175,22 @@ resource "terraform_data" %[1]q {
 // TestAccServiceCredentials: the guide's path. The service's password is write-only; a login that
 // is a member of the application role makes a table as that role; a read-only login reads it and
 // cannot write even with default_transaction_read_only off; the expiry matches ttl; both logins are
-// gone after the run; neither the state nor `terraform show` holds any of the passwords.
+// gone after the run; neither the state file nor the state Terraform shows holds any of the
+// passwords. Also read_only_connection_uri: its sessions read and cannot write.
 func TestAccServiceCredentials(t *testing.T) {
-	skipUnlessAcc(t)
 	srv, pg := newPostgresEmulator(t)
 	ctx := t.Context()
-	w := newTFWorkdir(t, srv, credsServiceConfig)
-	varArg := "-var=admin_password=" + credsAdminPassword
-	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color", varArg); err != nil {
-		t.Fatalf("apply (service): %v\n%s", err, out)
-	}
-	ids := stateIDs(t, w.dir)["dbcloud_service"]
-	if len(ids) != 1 {
-		t.Fatalf("services in state: %v", ids)
-	}
-	in := pg.Instance(ids[0])
-	if in == nil {
-		t.Fatalf("no instance for service %s", ids[0])
-	}
-	admin, err := pgLogin(ctx, in.Host(), in.Port(), credsAdminPassword)
-	if err != nil {
-		t.Fatalf("login with the write-only password: %v", err)
-	}
-	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
-	// What the PostgreSQL provider makes in the guide: the application role, allowed to create in
-	// public (PostgreSQL 15 and later), and a table it owns.
-	for _, s := range []string{
-		"CREATE ROLE app NOLOGIN", "GRANT CREATE, USAGE ON SCHEMA public TO app", "GRANT app TO tsdbadmin",
-		"SET ROLE app", "CREATE TABLE app_data (v text)", "INSERT INTO app_data VALUES ('hello')", "RESET ROLE",
-	} {
-		if _, err := admin.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
+	vars := config.Variables{"admin_password": config.StringVariable(credsAdminPassword)}
+	var in *pgbackend.Instance
+	var admin *pgx.Conn
+	t.Cleanup(func() {
+		if admin != nil {
+			_ = admin.Close(context.WithoutCancel(ctx))
 		}
-	}
-
-	// read_only_connection_uri: a session opened with it reads and cannot write, with no extra role.
-	roURI := stateAttr(t, w.dir, "dbcloud_service", "read_only_connection_uri")
-	want := fmt.Sprintf("postgresql://tsdbadmin@%s/tsdb?sslmode=require&options=-c%%20tsdb_admin.read_only_connection%%3Dtrue",
-		net.JoinHostPort(in.Host(), strconv.Itoa(in.Port())))
-	if roURI != want {
-		t.Errorf("read_only_connection_uri = %q, want %q", roURI, want)
-	}
-	roWithPassword, err := uriWithPassword(roURI, types.StringValue(credsAdminPassword)) // provider::dbcloud::with_password
-	if err != nil {
-		t.Fatal(err)
-	}
-	roConn, err := pgx.Connect(ctx, roWithPassword)
-	if err != nil {
-		t.Fatalf("login with read_only_connection_uri: %v", err)
-	}
-	var v string
-	if err := roConn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&v); err != nil || v != "hello" {
-		t.Errorf("read through read_only_connection_uri: %q, %v", v, err)
-	}
-	_, _ = roConn.Exec(ctx, "SET default_transaction_read_only = off")
-	if _, err := roConn.Exec(ctx, "INSERT INTO app_data VALUES ('no')"); sqlStateOf(err) != "25006" {
-		t.Errorf("a write through read_only_connection_uri: %v, want SQLSTATE 25006", err)
-	}
-	_ = roConn.Close(ctx)
-
-	writerOut, readerOut := filepath.Join(t.TempDir(), "writer.json"), filepath.Join(t.TempDir(), "reader.json")
-	w.write(credsServiceConfig + fmt.Sprintf(`
+	})
+	tmp := t.TempDir()
+	writerOut, readerOut := filepath.Join(tmp, "writer.json"), filepath.Join(tmp, "reader.json")
+	logins := fmt.Sprintf(`
 ephemeral "dbcloud_service_credentials" "writer" {
   service_id        = dbcloud_service.db.id
   admin_password    = var.admin_password
@@ -249,84 +206,146 @@ ephemeral "dbcloud_service_credentials" "reader" {
   member_of      = ["app"]
   ca_certificate = file(%q)
 }
-`, pg.CertFile()) + credsProbeConfig("writer", "writer", "write", writerOut) + credsProbeConfig("reader", "reader", "read", readerOut))
-	out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color", varArg)
-	if err != nil {
-		t.Fatalf("apply (logins): %v\n%s", err, out)
-	}
-	wr, rd := readProbe(t, writerOut), readProbe(t, readerOut)
+`, pg.CertFile()) + credsProbeConfig("writer", "writer", "write", writerOut) + credsProbeConfig("reader", "reader", "read", readerOut)
 
-	// The writer: a generated name, the ttl, the statement timeout, a table owned by the role.
-	if !regexp.MustCompile(`^tf_login_[a-z0-9]{12}$`).MatchString(wr.User) || wr.User == rd.User {
-		t.Errorf("usernames %q and %q", wr.User, rd.User)
-	}
-	if left := wr.ValidUntil.Sub(wr.Now); left < 29*time.Minute || left > 30*time.Minute+5*time.Second {
-		t.Errorf("the login is valid for %v, want ttl = 30m", left)
-	}
-	if exp, err := time.Parse(time.RFC3339, wr.ExpiresAt); err != nil || !exp.Equal(wr.ValidUntil) {
-		t.Errorf("expires_at %q, the role's VALID UNTIL %v (%v)", wr.ExpiresAt, wr.ValidUntil, err)
-	}
-	if left := rd.ValidUntil.Sub(rd.Now); left < 59*time.Minute || left > time.Hour+5*time.Second {
-		t.Errorf("the reader is valid for %v, want the default 1h", left)
-	}
-	if wr.StatementTimeout != "45s" {
-		t.Errorf("statement_timeout %q, want 45s", wr.StatementTimeout)
-	}
-	var owner string
-	if err := admin.QueryRow(ctx, "SELECT tableowner FROM pg_tables WHERE tablename = 'made_by_login'").Scan(&owner); err != nil || owner != "app" {
-		t.Errorf("the login's table: owner %q (%v), want app", owner, err)
-	}
-	// The reader: reads, cannot write.
-	if rd.Read != "hello" {
-		t.Errorf("the read-only login read %q", rd.Read)
-	}
-	if rd.WriteCode != "25006" {
-		t.Errorf("a write of the read-only login after SET default_transaction_read_only = off: %s, want SQLSTATE 25006", rd.WriteCode)
-	}
-	// Both logins are gone, and cannot log in.
-	for _, r := range []credsProbeResult{wr, rd} {
-		var n int
-		if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = $1", r.User).Scan(&n); err != nil || n != 0 {
-			t.Errorf("role %s after the run: %d (%v)", r.User, n, err)
-		}
-		cfg := pgbackend.ConnConfig(in.Host(), in.Port(), r.User, r.Password, "tsdb")
-		if c, err := pgx.ConnectConfig(ctx, cfg); err == nil {
-			_ = c.Close(ctx)
-			t.Errorf("login %s still works after the run", r.User)
-		}
-	}
-	// No password in the state or in terraform show.
-	state, err := os.ReadFile(filepath.Join(w.dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	show, err := w.run("show", "-no-color")
-	if err != nil {
-		t.Fatalf("show: %v\n%s", err, show)
-	}
-	showJSON, err := w.run("show", "-json")
-	if err != nil {
-		t.Fatalf("show -json: %v\n%s", err, showJSON)
-	}
-	for what, text := range map[string]string{"the state file": string(state), "terraform show": show, "terraform show -json": showJSON, "the apply's output": out} {
-		for name, secret := range map[string]string{"the admin password": credsAdminPassword, "the writer's password": wr.Password, "the reader's password": rd.Password} {
-			if secret == "" || strings.Contains(text, secret) || strings.Contains(text, url.QueryEscape(secret)) {
-				t.Errorf("%s holds %s", what, name)
-			}
-		}
-	}
-	if !strings.Contains(string(state), `"dbcloud_service"`) {
-		t.Error("the state file does not hold the service: the grep above proves nothing")
-	}
-
-	if out, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color", varArg); err != nil {
-		t.Fatalf("destroy: %v\n%s", err, out)
-	}
+	tc := needsWriteOnly(testCase(t, srv,
+		// The service, its password write-only; then what the PostgreSQL provider makes in the guide:
+		// the application role, allowed to create in public (PostgreSQL 15 and later), and a table.
+		resource.TestStep{
+			ConfigVariables: vars,
+			Config:          providerBlock(srv) + credsServiceConfig,
+			Check: func(s *terraform.State) error {
+				a, err := testAccAttrs(s, "dbcloud_service.db")
+				if err != nil {
+					return err
+				}
+				if in = pg.Instance(a["id"]); in == nil {
+					return fmt.Errorf("no instance for service %s", a["id"])
+				}
+				if admin, err = pgLogin(ctx, in.Host(), in.Port(), credsAdminPassword); err != nil {
+					return fmt.Errorf("login with the write-only password: %w", err)
+				}
+				for _, s := range []string{
+					"CREATE ROLE app NOLOGIN", "GRANT CREATE, USAGE ON SCHEMA public TO app", "GRANT app TO tsdbadmin",
+					"SET ROLE app", "CREATE TABLE app_data (v text)", "INSERT INTO app_data VALUES ('hello')", "RESET ROLE",
+				} {
+					if _, err := admin.Exec(ctx, s); err != nil {
+						return fmt.Errorf("%s: %w", s, err)
+					}
+				}
+				return checkReadOnlyURI(ctx, a["read_only_connection_uri"], in)
+			},
+		},
+		resource.TestStep{
+			ConfigVariables: vars,
+			Config:          providerBlock(srv) + credsServiceConfig + logins,
+			Check: func(s *terraform.State) error {
+				wr, err := readProbe(writerOut)
+				if err != nil {
+					return err
+				}
+				rd, err := readProbe(readerOut)
+				if err != nil {
+					return err
+				}
+				var errs []error
+				fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+				// The writer: a generated name, the ttl, the statement timeout, a table owned by the role.
+				if !regexp.MustCompile(`^tf_login_[a-z0-9]{12}$`).MatchString(wr.User) || wr.User == rd.User {
+					fail("usernames %q and %q", wr.User, rd.User)
+				}
+				if left := wr.ValidUntil.Sub(wr.Now); left < 29*time.Minute || left > 30*time.Minute+5*time.Second {
+					fail("the login is valid for %v, want ttl = 30m", left)
+				}
+				if exp, err := time.Parse(time.RFC3339, wr.ExpiresAt); err != nil || !exp.Equal(wr.ValidUntil) {
+					fail("expires_at %q, the role's VALID UNTIL %v (%v)", wr.ExpiresAt, wr.ValidUntil, err)
+				}
+				if left := rd.ValidUntil.Sub(rd.Now); left < 59*time.Minute || left > time.Hour+5*time.Second {
+					fail("the reader is valid for %v, want the default 1h", left)
+				}
+				if wr.StatementTimeout != "45s" {
+					fail("statement_timeout %q, want 45s", wr.StatementTimeout)
+				}
+				var owner string
+				if err := admin.QueryRow(ctx, "SELECT tableowner FROM pg_tables WHERE tablename = 'made_by_login'").Scan(&owner); err != nil || owner != "app" {
+					fail("the login's table: owner %q (%v), want app", owner, err)
+				}
+				// The reader: reads, cannot write.
+				if rd.Read != "hello" {
+					fail("the read-only login read %q", rd.Read)
+				}
+				if rd.WriteCode != "25006" {
+					fail("a write of the read-only login after SET default_transaction_read_only = off: %s, want SQLSTATE 25006", rd.WriteCode)
+				}
+				// Both logins are gone, and cannot log in.
+				for _, r := range []credsProbeResult{wr, rd} {
+					var n int
+					if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = $1", r.User).Scan(&n); err != nil || n != 0 {
+						fail("role %s after the run: %d (%v)", r.User, n, err)
+					}
+					if c, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), r.User, r.Password, "tsdb")); err == nil {
+						_ = c.Close(ctx)
+						fail("login %s still works after the run", r.User)
+					}
+				}
+				// No password in the state file or in the state Terraform shows (terraform show -json).
+				stateFile, err := os.ReadFile(filepath.Join(wr.WorkDir, "terraform.tfstate"))
+				if err != nil {
+					return fmt.Errorf("the state file (the probe ran in %s): %w", wr.WorkDir, err)
+				}
+				shown, err := json.Marshal(s)
+				if err != nil {
+					return err
+				}
+				for what, text := range map[string]string{"the state file": string(stateFile), "the state terraform shows": string(shown)} {
+					if !strings.Contains(text, "creds-acc") {
+						fail("%s does not hold the service: the search below proves nothing", what)
+					}
+					for name, secret := range map[string]string{"the admin password": credsAdminPassword, "the writer's password": wr.Password, "the reader's password": rd.Password} {
+						if secret == "" || strings.Contains(text, secret) || strings.Contains(text, url.QueryEscape(secret)) {
+							fail("%s holds %s", what, name)
+						}
+					}
+				}
+				return errors.Join(errs...)
+			},
+		},
+	))
+	resource.Test(t, tc)
 }
 
-// TestAccServiceCredentialsErrors: each refusal names its cause, and no password appears in it.
+// checkReadOnlyURI: read_only_connection_uri, with the password added by with_password, opens a
+// session that reads and cannot write, even with default_transaction_read_only off.
+func checkReadOnlyURI(ctx context.Context, roURI string, in *pgbackend.Instance) error {
+	want := fmt.Sprintf("postgresql://tsdbadmin@%s/tsdb?sslmode=require&options=-c%%20tsdb_admin.read_only_connection%%3Dtrue",
+		net.JoinHostPort(in.Host(), strconv.Itoa(in.Port())))
+	if roURI != want {
+		return fmt.Errorf("read_only_connection_uri = %q, want %q", roURI, want)
+	}
+	withPassword, err := uriWithPassword(roURI, types.StringValue(credsAdminPassword)) // provider::dbcloud::with_password
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, withPassword)
+	if err != nil {
+		return fmt.Errorf("login with read_only_connection_uri: %w", err)
+	}
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&v); err != nil || v != "hello" {
+		return fmt.Errorf("read through read_only_connection_uri: %q, %w", v, err)
+	}
+	if _, err := conn.Exec(ctx, "SET default_transaction_read_only = off"); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('no')"); sqlStateOf(err) != "25006" {
+		return fmt.Errorf("a write through read_only_connection_uri: %v, want SQLSTATE 25006", err)
+	}
+	return nil
+}
+
+// TestAccServiceCredentialsErrors: each refusal names its cause.
 func TestAccServiceCredentialsErrors(t *testing.T) {
-	skipUnlessAcc(t)
 	srv, pg := newPostgresEmulator(t)
 	ctx := t.Context()
 	client := testClient(t, srv)
@@ -344,9 +363,10 @@ func TestAccServiceCredentialsErrors(t *testing.T) {
 	}
 	otherCA := filepath.Join(t.TempDir(), "other-ca.pem")
 	writeSelfSignedCert(t, otherCA)
+	t.Cleanup(func() { _ = client.DeleteService(context.WithoutCancel(ctx), id) })
 
 	config := func(serviceID, adminPassword, extra string) string {
-		return fmt.Sprintf(`
+		return providerBlock(srv) + fmt.Sprintf(`
 ephemeral "dbcloud_service_credentials" "login" {
   service_id     = %q
   admin_password = %q
@@ -361,63 +381,51 @@ resource "terraform_data" "use" {
 }
 `, serviceID, adminPassword, extra)
 	}
-	w := newTFWorkdir(t, srv, config(id, password, ""))
-	expect := func(name, cfg string, want ...string) {
-		t.Helper()
-		w.write(cfg)
-		out, err := w.run("plan", "-input=false", "-no-color")
-		if err == nil {
-			t.Errorf("%s: plan succeeded, want an error\n%s", name, out)
-			return
+	step := func(cfg string, want ...string) resource.TestStep {
+		re := make([]string, len(want))
+		for i, w := range want {
+			re[i] = strings.Join(strings.Fields(regexp.QuoteMeta(w)), `\s+`)
 		}
-		flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " ")
-		for _, s := range want {
-			if !strings.Contains(flat, s) {
-				t.Errorf("%s: the error does not say %q:\n%s", name, s, out)
-			}
-		}
-		if strings.Contains(out, password) {
-			t.Errorf("%s: the output holds the admin password", name)
+		return resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile("(?s)" + strings.Join(re, ".*"))}
+	}
+	replicaActive := func() {
+		if err := waitReplicaSetActive(ctx, client, id, deref(rs.ID)); err != nil {
+			t.Fatal(err)
 		}
 	}
-
-	// A working login first, so that the cases below fail for their own reason.
-	if out, err := w.run("plan", "-input=false", "-no-color"); err != nil {
-		t.Fatalf("plan with a good configuration: %v\n%s", err, out)
+	steps := []resource.TestStep{
+		// A login works with this configuration (the plan opens it), so the cases below fail for
+		// their own reason.
+		{Config: config(id, password, ""), PlanOnly: true, ExpectNonEmptyPlan: true},
+		step(config(id, "not-the-password", ""), "refused admin_password for tsdbadmin", "SQLSTATE 28P01", "apply the service alone first"),
+		step(config(id, password, `  member_of = ["no_such_role"]`), `member_of: role "no_such_role" does not exist`, "must exist on the service"),
+		step(config(deref(rs.ID), password, ""), "is a read replica set of service "+id, "logins are made on the primary"),
+		step(config(id, password, fmt.Sprintf("  ca_certificate = file(%q)", otherCA)), "could not be verified", "ca_certificate"),
+		step(config(id, password, `  member_of = ["tsdbadmin"]`), "tsdbadmin only with read_only"),
+		step(config(id, password, `  ttl = "400h"`), "Duration out of range"),
+		step(config(id, password, `  ttl = "a day"`), "Invalid duration"),
+		// An endpoint nobody listens on (the instance stopped behind the API's back).
+		step(config(id, password, ""), "cannot reach the service's endpoint", "must reach the service's endpoint"),
+		step(config(id, password, ""), "Service "+id+" is paused", "Resume it"),
 	}
-	expect("wrong admin password", config(id, "not-the-password", ""),
-		"refused admin_password for tsdbadmin", "SQLSTATE 28P01")
-	expect("missing role", config(id, password, `  member_of = ["no_such_role"]`),
-		`member_of: role "no_such_role" does not exist`, "must exist on the service")
-	if err := waitReplicaSetActive(ctx, client, id, deref(rs.ID)); err != nil {
-		t.Fatal(err)
+	steps[3].PreConfig = replicaActive
+	steps[8].PreConfig = func() {
+		if err := pg.Stop(id); err != nil {
+			t.Fatal(err)
+		}
 	}
-	expect("replica set id", config(deref(rs.ID), password, ""),
-		"is a read replica set of service "+id, "logins are made on the primary")
-	expect("certificate from another CA", config(id, password, fmt.Sprintf("  ca_certificate = file(%q)", otherCA)),
-		"could not be verified", "ca_certificate")
-	expect("tsdbadmin without read_only", config(id, password, `  member_of = ["tsdbadmin"]`),
-		"tsdbadmin only with read_only")
-	expect("ttl too long", config(id, password, `  ttl = "400h"`), "Duration out of range")
-	expect("ttl not a duration", config(id, password, `  ttl = "a day"`), "Invalid duration")
-
-	// An endpoint nobody listens on (the instance stopped behind the API's back).
-	if err := pg.Stop(id); err != nil {
-		t.Fatal(err)
+	steps[9].PreConfig = func() {
+		if err := pg.Start(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.StopService(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitStatus(ctx, client, id, api.PAUSED); err != nil {
+			t.Fatal(err)
+		}
 	}
-	expect("unreachable endpoint", config(id, password, ""),
-		"cannot reach the service's endpoint", "The machine that runs Terraform must reach the service's endpoint")
-	if err := pg.Start(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-
-	if _, err := client.StopService(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	if err := waitStatus(ctx, client, id, api.PAUSED); err != nil {
-		t.Fatal(err)
-	}
-	expect("paused service", config(id, password, ""), "Service "+id+" is paused", "Resume it")
+	resource.Test(t, testCase(t, srv, steps...))
 }
 
 // TestServiceCredentialsTLS: how the provider connects (no server).
@@ -471,27 +479,6 @@ func writeSelfSignedCert(t *testing.T, file string) {
 	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// stateAttr reads an attribute of the only instance of a resource type from the state file.
-func stateAttr(t *testing.T, dir, typ, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st tfStateFile
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range st.Resources {
-		if r.Type == typ && len(r.Instances) == 1 {
-			v, _ := r.Instances[0].Attributes[name].(string)
-			return v
-		}
-	}
-	t.Fatalf("no %s in the state", typ)
-	return ""
 }
 
 func sqlStateOf(err error) string {
