@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -515,5 +518,60 @@ func waitReplicaSetActive(ctx context.Context, c *api.Client, serviceID, id stri
 			return fmt.Errorf("replica set %s: not active after two minutes (%v)", id, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServiceCredentialsServiceChecks: what Open refuses before connecting, from the API's
+// records: a replica set's id answered on the service path as a standby record (is_standby) or
+// found only in a service's read_replica_sets (the GET answers 404), and a service that is not READY.
+func TestServiceCredentialsServiceChecks(t *testing.T) {
+	records := map[string]string{
+		"primary001": `{"service_id":"primary001","status":"READY","endpoint":{"host":"db.example.com","port":5432},
+			"read_replica_sets":[{"id":"replica002","status":"active"}]}`,
+		"standby003": `{"service_id":"standby003","status":"READY","endpoint":{"host":"ro.example.com","port":5432},
+			"forked_from":{"project_id":"proj000001","service_id":"primary001","is_standby":true}}`,
+		"config0004": `{"service_id":"config0004","status":"CONFIGURING","endpoint":{"host":"db.example.com","port":5432}}`,
+		"paused0005": `{"service_id":"paused0005","status":"PAUSED"}`,
+	}
+	h := http.NewServeMux()
+	h.HandleFunc("GET /v1/projects/proj000001/services", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("[" + records["primary001"] + "]"))
+	})
+	h.HandleFunc("GET /v1/projects/proj000001/services/{id}", func(w http.ResponseWriter, r *http.Request) {
+		rec, ok := records[r.PathValue("id")]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"code":"not_found","message":"no service with that id exists"}`))
+			return
+		}
+		_, _ = w.Write([]byte(rec))
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client, err := api.New(api.Config{BaseURL: srv.URL + "/v1", AccessKey: "a", SecretKey: "s", ProjectID: "proj000001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &serviceCredentials{pd: &providerData{client: client}}
+	for id, want := range map[string]string{
+		"primary001": "",
+		"replica002": "replica002 is a read replica set of service primary001",
+		"standby003": "standby003 is a read replica set of service primary001",
+		"config0004": "Service config0004 is CONFIGURING, not READY",
+		"paused0005": "Service paused0005 is PAUSED: a paused service accepts no logins",
+		"nothing006": "No service with id nothing006",
+	} {
+		var diags diag.Diagnostics
+		_, ok := r.primaryService(t.Context(), id, &diags)
+		got := ""
+		for _, d := range diags {
+			got += d.Detail()
+		}
+		switch {
+		case want == "" && (!ok || diags.HasError()):
+			t.Errorf("%s: refused: %s", id, got)
+		case want != "" && (ok || !strings.Contains(got, want)):
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
 	}
 }
