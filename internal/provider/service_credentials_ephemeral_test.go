@@ -492,20 +492,6 @@ func sqlStateOf(err error) string {
 	return ""
 }
 
-func TestReadOnlyConnectionURI(t *testing.T) {
-	got := readOnlyConnectionURI(connectionURI(types.StringValue("db.example.com"), types.Int64Value(5432)))
-	want := "postgresql://tsdbadmin@db.example.com:5432/tsdb?sslmode=require&options=-c%20tsdb_admin.read_only_connection%3Dtrue"
-	if got.ValueString() != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-	if u, err := url.Parse(got.ValueString()); err != nil || u.Query().Get("options") != "-c tsdb_admin.read_only_connection=true" {
-		t.Errorf("options decode to %q (%v)", u.Query().Get("options"), err)
-	}
-	if !readOnlyConnectionURI(types.StringNull()).IsNull() || !readOnlyConnectionURI(types.StringUnknown()).IsUnknown() {
-		t.Error("null and unknown are kept")
-	}
-}
-
 // waitReplicaSetActive polls the replica set until it is active (at most two minutes).
 func waitReplicaSetActive(ctx context.Context, c *api.Client, serviceID, id string) error {
 	deadline := time.Now().Add(2 * time.Minute)
