@@ -9,7 +9,8 @@
 #     default_transaction_read_only turned off;
 #   - read_only_connection_uri opens sessions that cannot write;
 #   - no login role is left after the apply, nor after a plan (which makes logins too);
-#   - the state and `terraform show` hold neither the admin password nor a login's;
+#   - the state, `terraform show` and the logs (TF_LOG=trace) hold neither the admin
+#     password nor a login's;
 #   - a plan after the apply is empty; destroy empties the state.
 #
 # Needs the PostgreSQL server binaries and psql. The last line of its output is
@@ -101,7 +102,8 @@ export TF_VAR_report_command="printf '%s' \"\$DATABASE_URL\" > '$work/report.url
 export TF_VAR_migration_command="printf '%s' \"\$DATABASE_URL\" > '$work/migrate.url' && psql \"\$DATABASE_URL\" -v ON_ERROR_STOP=1 -q -f schema.sql"
 
 log "apply examples/guides/connecting"
-if tf apply -auto-approve -input=false -no-color >"$work/apply.log" 2>&1; then
+# TF_LOG=trace: the provider's logs land in the same file, which must not hold a password either.
+if TF_LOG=trace TF_LOG_PATH="$work/trace.log" tf apply -auto-approve -input=false -no-color >"$work/apply.log" 2>&1; then
 	ok "apply: service with password_wo, app role, migration login, read-only login"
 else
 	cat "$work/apply.log"
@@ -145,7 +147,11 @@ tf show -json >"$work/show.json" 2>&1
 no_secret() {
 	local secret="$1" f
 	[[ -n "$secret" ]] || return 1
-	for f in "$dir/terraform.tfstate" "$work/show.txt" "$work/show.json" "$work/apply.log" "$work/plan.log"; do
+	for f in "$dir/terraform.tfstate" "$work/show.txt" "$work/show.json" "$work/apply.log" "$work/plan.log" "$work/trace.log"; do
+		if [[ ! -s "$f" ]]; then
+			echo "        $f is missing or empty"
+			return 1
+		fi
 		if grep -qF -- "$secret" "$f"; then
 			echo "        $f holds it"
 			return 1
@@ -153,7 +159,8 @@ no_secret() {
 	done
 }
 login_password() { sed -n 's|^postgresql://[^:]*:\([^@]*\)@.*|\1|p' "$1" 2>/dev/null; }
-check "the state, terraform show and the logs hold no admin password" no_secret "$admin_password"
+check "the trace log holds the provider's own log lines" grep -q 'dbcloud_service_credentials: login created' "$work/trace.log"
+check "the state, terraform show and the logs (TF_LOG=trace too) hold no admin password" no_secret "$admin_password"
 check "... nor the migration login's password" no_secret "$(login_password "$work/migrate.url")"
 check "... nor the read-only login's password" no_secret "$(login_password "$work/report.url")"
 

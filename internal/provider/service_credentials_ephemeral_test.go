@@ -342,7 +342,7 @@ func checkReadOnlyURI(ctx context.Context, roURI string, in *pgbackend.Instance)
 		return err
 	}
 	if _, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('no')"); sqlStateOf(err) != "25006" {
-		return fmt.Errorf("a write through read_only_connection_uri: %v, want SQLSTATE 25006", err)
+		return fmt.Errorf("a write through read_only_connection_uri: %w, want SQLSTATE 25006", err)
 	}
 	return nil
 }
@@ -501,7 +501,7 @@ func waitReplicaSetActive(ctx context.Context, c *api.Client, serviceID, id stri
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("replica set %s: not active after two minutes (%v)", id, err)
+			return fmt.Errorf("replica set %s: not active after two minutes (%w)", id, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
