@@ -192,7 +192,7 @@ func TestAccServiceCredentials(t *testing.T) {
 		}
 	})
 	tmp := t.TempDir()
-	writerOut, readerOut := filepath.Join(tmp, "writer.json"), filepath.Join(tmp, "reader.json")
+	writerOut, readerOut, analystOut := filepath.Join(tmp, "writer.json"), filepath.Join(tmp, "reader.json"), filepath.Join(tmp, "analyst.json")
 	logins := fmt.Sprintf(`
 ephemeral "dbcloud_service_credentials" "writer" {
   service_id        = dbcloud_service.db.id
@@ -209,7 +209,17 @@ ephemeral "dbcloud_service_credentials" "reader" {
   member_of      = ["app"]
   ca_certificate = file(%q)
 }
-`, pg.CertFile()) + credsProbeConfig("writer", "writer", "write", writerOut) + credsProbeConfig("reader", "reader", "read", readerOut)
+
+# The service's read-only role that inherits tsdbadmin (timescale_functions).
+ephemeral "dbcloud_service_credentials" "analyst" {
+  service_id     = dbcloud_service.db.id
+  admin_password = var.admin_password
+  read_only      = true
+  member_of      = ["tsdbadmin"]
+  ttl            = "5m"
+}
+`, pg.CertFile()) + credsProbeConfig("writer", "writer", "write", writerOut) + credsProbeConfig("reader", "reader", "read", readerOut) +
+		credsProbeConfig("analyst", "analyst", "read", analystOut)
 
 	tc := needsWriteOnly(testCase(t, srv,
 		// The service, its password write-only; then what the PostgreSQL provider makes in the guide:
@@ -251,6 +261,10 @@ ephemeral "dbcloud_service_credentials" "reader" {
 				if err != nil {
 					return err
 				}
+				an, err := readProbe(analystOut)
+				if err != nil {
+					return err
+				}
 				var errs []error
 				fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 				// The writer: a generated name, the ttl, the statement timeout, a table owned by the role.
@@ -280,8 +294,15 @@ ephemeral "dbcloud_service_credentials" "reader" {
 				if rd.WriteCode != "25006" {
 					fail("a write of the read-only login after SET default_transaction_read_only = off: %s, want SQLSTATE 25006", rd.WriteCode)
 				}
-				// Both logins are gone, and cannot log in.
-				for _, r := range []credsProbeResult{wr, rd} {
+				// The analyst (a member of tsdbadmin, which is a member of app): reads, cannot write.
+				if an.Read != "hello" || an.WriteCode != "25006" {
+					fail("the read-only member of tsdbadmin read %q, and its write gave %s (want SQLSTATE 25006)", an.Read, an.WriteCode)
+				}
+				if left := an.ValidUntil.Sub(an.Now); left < 4*time.Minute || left > 5*time.Minute+5*time.Second {
+					fail("the analyst is valid for %v, want ttl = 5m", left)
+				}
+				// The logins are gone, and cannot log in.
+				for _, r := range []credsProbeResult{wr, rd, an} {
 					var n int
 					if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = $1", r.User).Scan(&n); err != nil || n != 0 {
 						fail("role %s after the run: %d (%v)", r.User, n, err)
@@ -304,7 +325,8 @@ ephemeral "dbcloud_service_credentials" "reader" {
 					if !strings.Contains(text, "creds-acc") {
 						fail("%s does not hold the service: the search below proves nothing", what)
 					}
-					for name, secret := range map[string]string{"the admin password": credsAdminPassword, "the writer's password": wr.Password, "the reader's password": rd.Password} {
+					for name, secret := range map[string]string{"the admin password": credsAdminPassword, "the writer's password": wr.Password,
+						"the reader's password": rd.Password, "the analyst's password": an.Password} {
 						if secret == "" || strings.Contains(text, secret) || strings.Contains(text, url.QueryEscape(secret)) {
 							fail("%s holds %s", what, name)
 						}

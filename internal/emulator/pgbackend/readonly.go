@@ -16,7 +16,7 @@ package pgbackend
 //     create_bare_readonly_role, or when the session was opened with
 //     tsdb_admin.read_only_connection = true (the vendor's connection option).
 //   - Every table gets a statement-level trigger (added by an event trigger when the table is
-//     created) that refuses INSERT, UPDATE, DELETE and TRUNCATE in a read-only session with
+//     created; not the tables an extension's script makes) that refuses INSERT, UPDATE, DELETE and TRUNCATE in a read-only session with
 //     SQLSTATE 25006, as a read-only transaction would; an event trigger refuses every DDL
 //     command (CREATE, ALTER, DROP, GRANT, ...) in such a session. Neither depends on
 //     default_transaction_read_only or transaction_read_only, so turning those off changes
@@ -75,7 +75,7 @@ var readOnlySetup = []string{
 	DECLARE r record;
 	BEGIN
 	  FOR r IN SELECT DISTINCT c.oid FROM pg_event_trigger_ddl_commands() d JOIN pg_class c ON c.oid = d.objid
-	            WHERE d.classid = 'pg_class'::regclass AND c.relkind IN ('r', 'p')
+	            WHERE d.classid = 'pg_class'::regclass AND c.relkind IN ('r', 'p') AND NOT d.in_extension
 	              AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'tsdb_admin_read_only')
 	  LOOP
 	    EXECUTE format('CREATE TRIGGER tsdb_admin_read_only BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s '
