@@ -9,9 +9,13 @@ package provider
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/pbkdf2"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -453,7 +457,13 @@ func (r *serviceCredentials) createLogin(ctx context.Context, t *loginTarget, sp
 		return time.Time{}, err
 	}
 	name := pgx.Identifier{t.login}.Sanitize()
-	pw := "'" + t.loginPassword + "'" // letters and digits only
+	// The server gets the password's SCRAM verifier, never the password: nothing the server logs
+	// (log_statement, an error quoting the statement) can show it.
+	verifier, err := scramVerifier(t.loginPassword)
+	if err != nil {
+		return time.Time{}, err
+	}
+	pw := "'" + verifier + "'" // base64, $, : and digits only
 	until := "'" + expires.UTC().Format("2006-01-02 15:04:05") + "+00'"
 	var others []string
 	inheritsAdmin := false
@@ -619,6 +629,29 @@ func loginURI(host string, port int, user, password string) string {
 	u := url.URL{Scheme: "postgresql", User: url.UserPassword(user, password), Host: net.JoinHostPort(host, strconv.Itoa(port)),
 		Path: "/" + serviceDatabaseName, RawQuery: "sslmode=require"}
 	return u.String()
+}
+
+// scramVerifier is PostgreSQL's SCRAM-SHA-256 secret of a password (RFC 5802, RFC 7677), in the
+// form CREATE ROLE ... PASSWORD stores as it is: SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>.
+// The password must need no SASLprep (ours are ASCII letters and digits).
+func scramVerifier(password string) (string, error) {
+	const iterations = 4096
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", err
+	}
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iterations, sha256.Size)
+	if err != nil {
+		return "", err
+	}
+	mac := func(key []byte, msg string) []byte {
+		h := hmac.New(sha256.New, key)
+		h.Write([]byte(msg))
+		return h.Sum(nil)
+	}
+	stored := sha256.Sum256(mac(salted, "Client Key"))
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Sprintf("SCRAM-SHA-256$%d:%s$%s:%s", iterations, b64(salt), b64(stored[:]), b64(mac(salted, "Server Key"))), nil
 }
 
 // randomString is prefix and n characters drawn uniformly from alphabet (crypto/rand).

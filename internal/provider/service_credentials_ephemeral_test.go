@@ -583,3 +583,17 @@ func TestServiceCredentialsServiceChecks(t *testing.T) {
 		}
 	}
 }
+
+// The server gets a SCRAM verifier, salted anew each time, never the password (the acceptance tests
+// log in with the password, which proves the verifier right).
+func TestServiceCredentialsSCRAMVerifier(t *testing.T) {
+	a, err := scramVerifier("pencil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := scramVerifier("pencil")
+	form := regexp.MustCompile(`^SCRAM-SHA-256\$4096:[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=:[A-Za-z0-9+/]{43}=$`)
+	if !form.MatchString(a) || a == b || strings.Contains(a, "pencil") {
+		t.Errorf("verifiers %q and %q", a, b)
+	}
+}
