@@ -16,7 +16,8 @@ func loginAsUser(ctx context.Context, in *Instance, user, password string) (*pgx
 // tsdb_admin.read_only_role = true, by tsdbadmin) reads what it was granted and cannot write, also
 // after it turns default_transaction_read_only and the flag's session value off; it cannot drop the
 // flag from itself; the vendor's timescale_functions make a read-only role inheriting tsdbadmin;
-// tsdbadmin is not a superuser; VALID UNTIL and DROP ROLE end logins.
+// tsdbadmin is not a superuser; a session opened with tsdb_admin.read_only_connection = true cannot
+// write; VALID UNTIL and DROP ROLE end logins.
 func TestReadOnlyLogins(t *testing.T) {
 	m := manager(t)
 	ctx := t.Context()
@@ -108,6 +109,22 @@ func TestReadOnlyLogins(t *testing.T) {
 	}
 	if _, err := a.Exec(ctx, "SELECT timescale_functions.create_bare_readonly_role('x', 'x')"); sqlState(err) != "25006" {
 		t.Errorf("the analyst made a role: %v", err)
+	}
+
+	// A session opened with the vendor's option cannot write either, even as tsdbadmin.
+	cfg := ConnConfig(in.Host(), in.Port(), AdminUser, "admin-pw", Database)
+	cfg.RuntimeParams["options"] = "-c " + ReadOnlyOption + "=true"
+	ro, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ro.Close(ctx) }()
+	if v := queryString(t, ro, "SELECT count(*)::text FROM admin_things"); v != "2" {
+		t.Errorf("the read-only session counted %s rows, want 2", v)
+	}
+	mustExec(t, ro, "SET default_transaction_read_only = off")
+	if _, err := ro.Exec(ctx, "INSERT INTO admin_things VALUES ('ro')"); sqlState(err) != "25006" {
+		t.Errorf("a read-only session wrote: %v", err)
 	}
 
 	// Expiry and drop.
