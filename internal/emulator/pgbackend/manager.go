@@ -7,7 +7,9 @@
 // that template on its own 127.0.0.1 port (Create). A fork is a physical copy of the running
 // source (pg_basebackup), a read replica set a hot standby streaming from the service's instance
 // (pg_basebackup -R), and a connection pooler a PgBouncer in front of an instance (when the
-// pgbouncer binary is installed).
+// pgbouncer binary is installed). Every instance makes read-only logins and sessions as the real
+// service does (tsdb_admin.read_only_role, tsdb_admin.read_only_connection, and the
+// timescale_functions for a read-only role that inherits tsdbadmin): see readonly.go.
 //
 // Nothing listens beyond 127.0.0.1. The unix sockets live in a private temporary directory
 // (mode 0700), where local connections are trusted: that is how the package administers its
