@@ -117,6 +117,7 @@ func (r *serviceCredentials) Schema(_ context.Context, _ ephemeral.SchemaRequest
 				Sensitive: true,
 				MarkdownDescription: "The password of `tsdbadmin` on the service: from an ephemeral variable, another ephemeral resource (a secret " +
 					"store) or `dbcloud_service.<name>.password`. It is used only for the connection that makes and drops the login.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"ttl": schema.StringAttribute{
 				Optional: true,
@@ -205,8 +206,10 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 		return
 	}
 	adminPassword := m.AdminPassword.ValueString()
-	ctx = tflog.MaskMessageStrings(ctx, adminPassword)
-	ctx = tflog.MaskAllFieldValuesStrings(ctx, adminPassword)
+	if adminPassword != "" { // masking "" would mask between every character
+		ctx = tflog.MaskMessageStrings(ctx, adminPassword)
+		ctx = tflog.MaskAllFieldValuesStrings(ctx, adminPassword)
+	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 
@@ -550,7 +553,9 @@ func (r *serviceCredentials) Close(ctx context.Context, req ephemeral.CloseReque
 			fmt.Sprintf("The provider no longer knows how to reach service %s to drop login %s; it stops working at %s.", p.ServiceID, p.Username, p.ExpiresAt))
 		return
 	}
-	ctx = tflog.MaskMessageStrings(ctx, t.adminPassword, t.loginPassword)
+	if t.adminPassword != "" {
+		ctx = tflog.MaskMessageStrings(ctx, t.adminPassword, t.loginPassword)
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := r.dropLogin(ctx, t); err != nil {
