@@ -1,5 +1,10 @@
 package pgbackend
 
+import (
+	"context"
+	"fmt"
+)
+
 // Read-only logins, as the real service makes them.
 //
 // The real service marks a role read-only with `ALTER ROLE name SET tsdb_admin.read_only_role = true`
@@ -115,4 +120,23 @@ var readOnlySetup = []string{
 	END $$`,
 	`REVOKE ALL ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) FROM PUBLIC`,
 	`GRANT EXECUTE ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) TO ` + AdminUser,
+}
+
+// ensureReadOnlySetup runs readOnlySetup in tsdb unless it is there (an instance whose data was
+// kept from an older emulator).
+func (in *Instance) ensureReadOnlySetup(ctx context.Context) error {
+	conn, err := in.connectLocal(ctx, Database)
+	if err != nil {
+		return fmt.Errorf("pgbackend: %s: %w", in.name, err)
+	}
+	var there bool
+	err = conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'timescale_functions')").Scan(&there)
+	_ = conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return fmt.Errorf("pgbackend: %s: %w", in.name, err)
+	}
+	if there {
+		return nil
+	}
+	return in.admin(ctx, Database, readOnlySetup...)
 }

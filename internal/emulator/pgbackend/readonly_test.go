@@ -2,6 +2,8 @@ package pgbackend
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -138,4 +140,46 @@ func TestReadOnlyLogins(t *testing.T) {
 		_ = c.Close(ctx)
 		t.Error("a dropped role logged in")
 	}
+}
+
+// TestReadOnlySetupOnKeptData: an instance whose data predates the read-only emulation (kept with
+// Options.DataDir) gets it when it starts again.
+func TestReadOnlySetupOnKeptData(t *testing.T) {
+	ctx := t.Context()
+	dataDir := filepath.Join(t.TempDir(), "pgdata")
+	// Running as root, the servers run as another user: it must reach the directory.
+	if err := os.Chmod(filepath.Dir(dataDir), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(filepath.Dir(dataDir)), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Start(ctx, Options{DataDir: dataDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = m.Close() }()
+	id := newID()
+	in, _, err := m.Create(ctx, id, CreateOptions{Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As an older emulator left it: no timescale_functions, no triggers.
+	if err := in.admin(ctx, Database, "DROP EVENT TRIGGER tsdb_admin_read_only_ddl", "DROP EVENT TRIGGER tsdb_admin_read_only_tables",
+		"DROP SCHEMA timescale_functions CASCADE"); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Stop(id); err != nil {
+		t.Fatal(err)
+	}
+	m.unregister(id)
+	in, _, err = m.Create(ctx, id, CreateOptions{Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := mustConnect(t, in.Host(), in.Port(), "pw")
+	if !queryBool(t, admin, "SELECT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'create_bare_readonly_role')") {
+		t.Error("the restarted instance has no timescale_functions")
+	}
+	mustExec(t, admin, "SELECT timescale_functions.create_bare_readonly_role('ro', 'ro')")
 }
