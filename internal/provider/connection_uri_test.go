@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"net"
+	"net/url"
 	"regexp"
 	"strconv"
 	"testing"
@@ -137,3 +138,18 @@ func TestAccConnectionURI(t *testing.T) {
 
 // uriPattern matches a connection string of the vendor's form.
 var uriPattern = regexp.MustCompile(`^postgresql://tsdbadmin@[^:/@]+:[0-9]+/tsdb\?sslmode=require$`)
+
+// readOnlyConnectionURI adds the vendor's option, percent-encoded as libpq reads it.
+func TestUnitReadOnlyConnectionURI(t *testing.T) {
+	got := readOnlyConnectionURI(connectionURI(types.StringValue("db.example.com"), types.Int64Value(5432)))
+	want := "postgresql://tsdbadmin@db.example.com:5432/tsdb?sslmode=require&options=-c%20tsdb_admin.read_only_connection%3Dtrue"
+	if got.ValueString() != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if u, err := url.Parse(got.ValueString()); err != nil || u.Query().Get("options") != "-c tsdb_admin.read_only_connection=true" {
+		t.Errorf("options decode to %q (%v)", u.Query().Get("options"), err)
+	}
+	if !readOnlyConnectionURI(types.StringNull()).IsNull() || !readOnlyConnectionURI(types.StringUnknown()).IsUnknown() {
+		t.Error("null and unknown are kept")
+	}
+}

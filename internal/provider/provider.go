@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -23,10 +24,11 @@ import (
 )
 
 var (
-	_ provider.Provider                  = (*dbcloudProvider)(nil)
-	_ provider.ProviderWithFunctions     = (*dbcloudProvider)(nil)
-	_ provider.ProviderWithActions       = (*dbcloudProvider)(nil)
-	_ provider.ProviderWithListResources = (*dbcloudProvider)(nil)
+	_ provider.Provider                       = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithFunctions          = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithActions            = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithListResources      = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithEphemeralResources = (*dbcloudProvider)(nil)
 )
 
 // options are knobs for tests: the production provider uses the defaults.
@@ -116,6 +118,7 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 	resp.DataSourceData = data
 	resp.ListResourceData = data
 	resp.ActionData = data
+	resp.EphemeralResourceData = data
 }
 
 func (p *dbcloudProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -145,6 +148,10 @@ func (p *dbcloudProvider) Functions(_ context.Context) []func() function.Functio
 	return []func() function.Function{
 		NewWithPasswordFunction,
 	}
+}
+
+func (p *dbcloudProvider) EphemeralResources(_ context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{NewServiceCredentialsEphemeralResource}
 }
 
 func (p *dbcloudProvider) Actions(_ context.Context) []func() action.Action {

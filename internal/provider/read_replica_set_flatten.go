@@ -48,7 +48,7 @@ func replicaSetItemAttributes() map[string]schema.Attribute {
 		"port":                      schema.Int64Attribute{Computed: true, MarkdownDescription: "TCP port of the read-only endpoint."},
 		"pooler_hostname":           schema.StringAttribute{Computed: true, MarkdownDescription: "Host name of the connection pooler; null while it is disabled."},
 		"pooler_port":               schema.Int64Attribute{Computed: true, MarkdownDescription: "TCP port of the connection pooler; null while it is disabled."},
-		"connection_uri":            schema.StringAttribute{Computed: true, MarkdownDescription: "Connection string of the read-only endpoint, with the primary's role and no password: `postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`."},
+		"connection_uri":            schema.StringAttribute{Computed: true, MarkdownDescription: "Connection string of the replica set's endpoint, with the primary's role and no password: `postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`. Read-only by nature (a hot standby): writes fail with SQLSTATE 25006."},
 	}
 }
 

@@ -152,9 +152,11 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 			},
 			"connection_uri": schema.StringAttribute{
 				Computed: true,
-				MarkdownDescription: "Connection string of the read-only endpoint: the primary's role and database, no password " +
+				MarkdownDescription: "Connection string of the replica set's endpoint: the primary's role and database, no password " +
 					"(`postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`). Use the primary service's password with " +
-					"`provider::dbcloud::with_password`.",
+					"`provider::dbcloud::with_password`. The endpoint is read-only by nature (a hot standby): reads work, every write " +
+					"fails (SQLSTATE 25006), and clients that open read-write transactions (such as the PostgreSQL Terraform " +
+					"provider) cannot use it at all.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"pooler_hostname": schema.StringAttribute{

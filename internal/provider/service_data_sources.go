@@ -65,6 +65,7 @@ func serviceComputedAttributes() map[string]schema.Attribute {
 		"pooler_port":               i64("Port of the connection pooler; null while it is off."),
 		"connection_uri":            str("Connection string of the database endpoint, without a password: `postgresql://tsdbadmin@<hostname>:<port>/tsdb?sslmode=require`."),
 		"pooler_connection_uri":     str("Connection string of the connection pooler, in the same form; null while it is off."),
+		"read_only_connection_uri":  str(readOnlyConnectionURIDescription),
 		"vpc_id":                    str("Id of the VPC the service is attached to; null when not attached."),
 		"vpc_hostname":              str("Host name of the service inside its VPC; null when not attached."),
 		"vpc_port":                  i64("Port of the service inside its VPC; null when not attached."),

@@ -81,6 +81,7 @@ func flattenService(svc *api.Service) serviceFields {
 	}
 	f.ConnectionURI = connectionURI(f.Hostname, f.Port)
 	f.PoolerConnectionURI = connectionURI(f.PoolerHostname, f.PoolerPort)
+	f.ReadOnlyConnectionURI = readOnlyConnectionURI(f.ConnectionURI)
 	return f
 }
 

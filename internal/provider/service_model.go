@@ -61,6 +61,7 @@ type serviceFields struct {
 	PoolerPort              types.Int64  `tfsdk:"pooler_port"`
 	ConnectionURI           types.String `tfsdk:"connection_uri"`
 	PoolerConnectionURI     types.String `tfsdk:"pooler_connection_uri"`
+	ReadOnlyConnectionURI   types.String `tfsdk:"read_only_connection_uri"`
 	VpcID                   types.String `tfsdk:"vpc_id"`
 	VpcHostname             types.String `tfsdk:"vpc_hostname"`
 	VpcPort                 types.Int64  `tfsdk:"vpc_port"`

@@ -259,6 +259,11 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"database and TLS), in the form of `connection_uri`; null while the pooler is off.",
 				PlanModifiers: []planmodifier.String{useState},
 			},
+			"read_only_connection_uri": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: readOnlyConnectionURIDescription,
+				PlanModifiers:       []planmodifier.String{useState},
+			},
 			"vpc_hostname": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "Host name of the service inside its VPC; null when not attached.",

@@ -189,6 +189,24 @@ func connectionURI(host types.String, port types.Int64) types.String {
 	return types.StringValue(u.String())
 }
 
+// readOnlyConnectionOption is the connection option the vendor's CLI adds for a read-only session
+// (api-facts: "Connecting to a service"); the service's extension enforces it.
+const readOnlyConnectionOption = "-c tsdb_admin.read_only_connection=true"
+
+const readOnlyConnectionURIDescription = "Connection string of the database endpoint for read-only sessions, the vendor's form without a " +
+	"password: `connection_uri` with `options=-c tsdb_admin.read_only_connection=true` (percent-encoded). Not sensitive; add the " +
+	"password with `provider::dbcloud::with_password`. Sessions opened with it cannot write, with no extra role. Null while the " +
+	"service has no endpoint."
+
+// readOnlyConnectionURI is uri with the read-only option. The option is percent-encoded as libpq
+// decodes it: a space as %20 (libpq does not read + as a space) and = as %3D.
+func readOnlyConnectionURI(uri types.String) types.String {
+	if uri.IsNull() || uri.IsUnknown() {
+		return uri
+	}
+	return types.StringValue(uri.ValueString() + "&options=" + strings.ReplaceAll(url.QueryEscape(readOnlyConnectionOption), "+", "%20"))
+}
+
 // The role and database every service is reached with (api-facts: "Connecting to a service").
 const (
 	serviceDatabaseRole = "tsdbadmin"

@@ -1,9 +1,10 @@
-# Connecting to a service: the connection strings of dbcloud_service and
-# dbcloud_read_replica_set, the password added with provider::dbcloud::with_password,
-# handed to the postgresql provider and to an application's secret.
+# Connecting to a service with no password in the state: the admin password is
+# write-only and comes from your secret store; the application's role is made as
+# tsdbadmin (app_role.tf); jobs and analysts log in with short-lived logins made for
+# the run (logins.tf). The guide shows the same with the PostgreSQL provider.
 
 terraform {
-  required_version = ">= 1.11" # password_wo
+  required_version = ">= 1.11" # password_wo; ephemeral resources need 1.10
 
   required_providers {
     dbcloud = {
@@ -12,36 +13,24 @@ terraform {
   }
 }
 
-variable "db_password" {
-  description = "The service's password (for example from your secret store); never stored in state."
+variable "admin_password" {
+  description = "The service's tsdbadmin password, from your secret store (TF_VAR_admin_password); never stored."
   type        = string
   sensitive   = true
   ephemeral   = true
 }
 
 resource "dbcloud_service" "app" {
-  name                      = "app-db"
-  connection_pooler_enabled = true
-  password_wo               = var.db_password
-  password_wo_version       = 1
-}
-
-resource "dbcloud_read_replica_set" "reporting" {
-  service_id = dbcloud_service.app.id
-  name       = "reporting"
-  cpu_millis = 500
-  memory_gbs = 2
+  name                = "app-db"
+  password_wo         = var.admin_password
+  password_wo_version = 1 # increase to send a new var.admin_password
 }
 
 # No password in these: safe to show, log and pass around.
-output "primary_uri" {
+output "connection_uri" {
   value = dbcloud_service.app.connection_uri
 }
 
-output "pooler_uri" {
-  value = dbcloud_service.app.pooler_connection_uri
-}
-
-output "reporting_uri" {
-  value = dbcloud_read_replica_set.reporting.connection_uri
+output "read_only_connection_uri" {
+  value = dbcloud_service.app.read_only_connection_uri
 }

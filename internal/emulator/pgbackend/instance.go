@@ -349,6 +349,13 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 		in.stop()
 		return nil, "", err
 	}
+	if !fresh {
+		// Data kept by an emulator from before read-only logins were emulated: set them up now.
+		if err := in.ensureReadOnlySetup(ctx); err != nil {
+			in.stop()
+			return nil, "", err
+		}
+	}
 	return in, strings.Join(notes, "; "), nil
 }
 

@@ -7,7 +7,9 @@
 // that template on its own 127.0.0.1 port (Create). A fork is a physical copy of the running
 // source (pg_basebackup), a read replica set a hot standby streaming from the service's instance
 // (pg_basebackup -R), and a connection pooler a PgBouncer in front of an instance (when the
-// pgbouncer binary is installed).
+// pgbouncer binary is installed). Every instance makes read-only logins and sessions as the real
+// service does (tsdb_admin.read_only_role, tsdb_admin.read_only_connection, and the
+// timescale_functions for a read-only role that inherits tsdbadmin): see readonly.go.
 //
 // Nothing listens beyond 127.0.0.1. The unix sockets live in a private temporary directory
 // (mode 0700), where local connections are trusted: that is how the package administers its
@@ -459,6 +461,7 @@ dynamic_shared_memory_type = posix
 huge_pages = off
 jit = off
 ` + ReadOnlyOption + ` = off
+` + ReadOnlyRoleSetting + ` = off
 `
 
 // makeTemplate runs initdb and sets the template up: role tsdbadmin (not a superuser: it may
@@ -508,6 +511,9 @@ func (m *Manager) makeTemplate(ctx context.Context) error {
 	)
 	if err == nil {
 		err = t.admin(ctx, Database, "DROP DATABASE postgres")
+	}
+	if err == nil {
+		err = t.admin(ctx, Database, readOnlySetup...) // see readonly.go
 	}
 	t.stop()
 	if err != nil {

@@ -1,0 +1,142 @@
+package pgbackend
+
+import (
+	"context"
+	"fmt"
+)
+
+// Read-only logins, as the real service makes them.
+//
+// The real service marks a role read-only with `ALTER ROLE name SET tsdb_admin.read_only_role = true`
+// (its own extension enforces it) and offers timescale_functions.create_bare_readonly_role and
+// grant_tsdbadmin_to_role for a read-only role that inherits tsdbadmin. Plain PostgreSQL has no
+// such extension, so every instance gets an equivalent made of SQL alone (set up once, in the
+// template's database tsdb, as the bootstrap superuser):
+//
+//   - tsdbadmin may set the custom parameter tsdb_admin.read_only_role on roles (GRANT SET ON
+//     PARAMETER): without it a role that is not a superuser cannot store a custom parameter with
+//     ALTER ROLE. A login without that grant cannot remove the flag from itself.
+//   - A session is read-only when its session user's stored settings (pg_db_role_setting, which the
+//     session cannot change) hold tsdb_admin.read_only_role = true, when the session user was made by
+//     create_bare_readonly_role, or when the session was opened with
+//     tsdb_admin.read_only_connection = true (the vendor's connection option).
+//   - Every table gets a statement-level trigger (added by an event trigger when the table is
+//     created; not the tables an extension's script makes) that refuses INSERT, UPDATE, DELETE and TRUNCATE in a read-only session with
+//     SQLSTATE 25006, as a read-only transaction would; an event trigger refuses every DDL
+//     command (CREATE, ALTER, DROP, GRANT, ...) in such a session. Neither depends on
+//     default_transaction_read_only or transaction_read_only, so turning those off changes
+//     nothing. Disabling the triggers needs DDL (refused) or session_replication_role (superuser
+//     only).
+//
+// Not covered (the real extension may differ): nextval on sequences, large objects, and temporary
+// objects other than tables. Expiry (VALID UNTIL) and dropped roles are PostgreSQL's own checks.
+
+// ReadOnlyRoleSetting is the role setting that makes a role's logins read-only.
+const ReadOnlyRoleSetting = "tsdb_admin.read_only_role"
+
+// readOnlySetup is run in tsdb of the template (as the bootstrap superuser).
+var readOnlySetup = []string{
+	`GRANT SET ON PARAMETER ` + ReadOnlyRoleSetting + ` TO ` + AdminUser,
+	`CREATE SCHEMA timescale_functions`,
+	`GRANT USAGE ON SCHEMA timescale_functions TO PUBLIC`,
+	`CREATE TABLE timescale_functions.read_only_roles (roleid oid PRIMARY KEY)`,
+	`REVOKE ALL ON timescale_functions.read_only_roles FROM PUBLIC`,
+
+	`CREATE FUNCTION timescale_functions.is_read_only_session() RETURNS boolean
+	LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
+	SELECT lower(coalesce(current_setting('` + ReadOnlyOption + `', true), 'off')) IN ('on', 'true', 'yes', '1')
+	    OR EXISTS (
+	       SELECT 1 FROM pg_db_role_setting s, unnest(s.setconfig) AS c(item)
+	        WHERE s.setrole = (SELECT oid FROM pg_roles WHERE rolname = session_user)
+	          AND s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
+	          AND lower(c.item) IN ('` + ReadOnlyRoleSetting + `=true', '` + ReadOnlyRoleSetting + `=on',
+	                                '` + ReadOnlyRoleSetting + `=yes', '` + ReadOnlyRoleSetting + `=1'))
+	    OR EXISTS (
+	       SELECT 1 FROM timescale_functions.read_only_roles
+	        WHERE roleid = (SELECT oid FROM pg_roles WHERE rolname = session_user))
+	$$`,
+
+	`CREATE FUNCTION timescale_functions.refuse_write() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	BEGIN
+	  IF timescale_functions.is_read_only_session() THEN
+	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', TG_OP
+	      USING ERRCODE = '25006', HINT = 'This login is read-only (` + ReadOnlyRoleSetting + `).';
+	  END IF;
+	  RETURN NULL;
+	END $$`,
+
+	`CREATE FUNCTION timescale_functions.refuse_ddl() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	BEGIN
+	  IF timescale_functions.is_read_only_session() THEN
+	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', tg_tag
+	      USING ERRCODE = '25006', HINT = 'This login is read-only (` + ReadOnlyRoleSetting + `).';
+	  END IF;
+	END $$`,
+
+	`CREATE FUNCTION timescale_functions.guard_new_tables() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	DECLARE r record;
+	BEGIN
+	  FOR r IN SELECT DISTINCT c.oid FROM pg_event_trigger_ddl_commands() d JOIN pg_class c ON c.oid = d.objid
+	            WHERE d.classid = 'pg_class'::regclass AND c.relkind IN ('r', 'p') AND NOT d.in_extension
+	              AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'tsdb_admin_read_only')
+	  LOOP
+	    EXECUTE format('CREATE TRIGGER tsdb_admin_read_only BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s '
+	                   'FOR EACH STATEMENT EXECUTE FUNCTION timescale_functions.refuse_write()', r.oid::regclass);
+	  END LOOP;
+	END $$`,
+
+	`CREATE EVENT TRIGGER tsdb_admin_read_only_ddl ON ddl_command_start
+	EXECUTE FUNCTION timescale_functions.refuse_ddl()`,
+	`CREATE EVENT TRIGGER tsdb_admin_read_only_tables ON ddl_command_end
+	WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO')
+	EXECUTE FUNCTION timescale_functions.guard_new_tables()`,
+
+	// The vendor's functions for a read-only role that inherits tsdbadmin.
+	`CREATE FUNCTION timescale_functions.create_bare_readonly_role(role_name text, password text) RETURNS void
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	BEGIN
+	  IF timescale_functions.is_read_only_session() THEN
+	    RAISE EXCEPTION 'cannot execute CREATE ROLE in a read-only transaction' USING ERRCODE = '25006';
+	  END IF;
+	  EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', role_name, password);
+	  EXECUTE format('ALTER ROLE %I SET ` + ReadOnlyRoleSetting + ` = true', role_name);
+	  INSERT INTO timescale_functions.read_only_roles SELECT oid FROM pg_roles WHERE rolname = role_name;
+	END $$`,
+	`CREATE FUNCTION timescale_functions.grant_tsdbadmin_to_role(role_name text) RETURNS void
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	BEGIN
+	  IF timescale_functions.is_read_only_session() THEN
+	    RAISE EXCEPTION 'cannot execute GRANT in a read-only transaction' USING ERRCODE = '25006';
+	  END IF;
+	  IF NOT EXISTS (SELECT 1 FROM timescale_functions.read_only_roles r JOIN pg_roles p ON p.oid = r.roleid
+	                  WHERE p.rolname = role_name) THEN
+	    RAISE EXCEPTION 'role "%" is not a read-only role made by create_bare_readonly_role', role_name
+	      USING ERRCODE = '42501';
+	  END IF;
+	  EXECUTE format('GRANT ` + AdminUser + ` TO %I', role_name);
+	END $$`,
+	`REVOKE ALL ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) FROM PUBLIC`,
+	`GRANT EXECUTE ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) TO ` + AdminUser,
+}
+
+// ensureReadOnlySetup runs readOnlySetup in tsdb unless it is there (an instance whose data was
+// kept from an older emulator).
+func (in *Instance) ensureReadOnlySetup(ctx context.Context) error {
+	conn, err := in.connectLocal(ctx, Database)
+	if err != nil {
+		return fmt.Errorf("pgbackend: %s: %w", in.name, err)
+	}
+	var there bool
+	err = conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'timescale_functions')").Scan(&there)
+	_ = conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return fmt.Errorf("pgbackend: %s: %w", in.name, err)
+	}
+	if there {
+		return nil
+	}
+	return in.admin(ctx, Database, readOnlySetup...)
+}

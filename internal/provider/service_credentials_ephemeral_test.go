@@ -1,0 +1,599 @@
+package provider
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
+)
+
+// The acceptance tests of dbcloud_service_credentials run real terraform (tfWorkdir) against the
+// emulator with PostgreSQL behind it. A login exists only while Terraform runs, so the checks that
+// need it run inside the apply: a terraform_data's local-exec provisioner runs this test binary
+// again as a probe (credsProbeEnv), with the login's connection_uri in its environment; the probe
+// logs in, tries what the test asks and writes what it saw to a file the test reads afterwards.
+
+const credsProbeEnv = "DBCLOUD_CREDS_PROBE"
+
+func init() {
+	if mode := os.Getenv(credsProbeEnv); mode != "" {
+		os.Exit(credsProbe(mode))
+	}
+}
+
+// credsProbeResult is what the probe saw.
+type credsProbeResult struct {
+	User             string    `json:"user"`
+	Password         string    `json:"password"`
+	ValidUntil       time.Time `json:"valid_until"`
+	Now              time.Time `json:"now"`
+	ExpiresAt        string    `json:"expires_at"`
+	StatementTimeout string    `json:"statement_timeout"`
+	Read             string    `json:"read"`
+	WriteCode        string    `json:"write_code"`
+	WorkDir          string    `json:"work_dir"`
+	Err              string    `json:"err"`
+}
+
+// credsProbe logs in with $CREDS_URI; mode "write" makes a table as the application role and
+// writes to it, mode "read" reads app_data, turns default_transaction_read_only off and tries to
+// write. It writes its result to $CREDS_OUT.
+func credsProbe(mode string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res := credsProbeResult{ExpiresAt: os.Getenv("CREDS_EXPIRES")}
+	res.WorkDir, _ = os.Getwd() // Terraform's working directory: where the state is
+	err := func() error {
+		u, err := url.Parse(os.Getenv("CREDS_URI"))
+		if err != nil {
+			return err
+		}
+		res.Password, _ = u.User.Password()
+		conn, err := pgx.Connect(ctx, u.String())
+		if err != nil {
+			return err
+		}
+		defer func() { _ = conn.Close(ctx) }()
+		if err := conn.QueryRow(ctx, `SELECT current_user, rolvaliduntil, now(), current_setting('statement_timeout')
+			FROM pg_roles WHERE rolname = current_user`).Scan(&res.User, &res.ValidUntil, &res.Now, &res.StatementTimeout); err != nil {
+			return err
+		}
+		switch mode {
+		case "write":
+			for _, s := range []string{"SET ROLE app", "CREATE TABLE made_by_login (v text)", "INSERT INTO made_by_login VALUES ('from the login')", "RESET ROLE"} {
+				if _, err := conn.Exec(ctx, s); err != nil {
+					return fmt.Errorf("%s: %w", s, err)
+				}
+			}
+			return conn.QueryRow(ctx, "SELECT v FROM made_by_login").Scan(&res.Read)
+		case "read":
+			if err := conn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&res.Read); err != nil {
+				return err
+			}
+			if _, err := conn.Exec(ctx, "SET default_transaction_read_only = off"); err != nil {
+				return err
+			}
+			_, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('written by a read-only login')")
+			res.WriteCode = sqlStateOf(err)
+			if err == nil {
+				res.WriteCode = "none: the write worked"
+			}
+			return nil
+		}
+		return fmt.Errorf("unknown probe mode %q", mode)
+	}()
+	if err != nil {
+		res.Err = err.Error()
+	}
+	b, _ := json.Marshal(res)
+	if werr := os.WriteFile(os.Getenv("CREDS_OUT"), b, 0o600); werr != nil || err != nil {
+		fmt.Fprintln(os.Stderr, "probe:", res.Err, werr)
+		return 1
+	}
+	return 0
+}
+
+func readProbe(file string) (credsProbeResult, error) {
+	var r credsProbeResult
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return r, fmt.Errorf("the probe left no result: %w", err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, err
+	}
+	if r.Err != "" {
+		return r, fmt.Errorf("probe: %s", r.Err)
+	}
+	return r, nil
+}
+
+// credsAdminPassword is tsdbadmin's password in these tests (set with password_wo).
+const credsAdminPassword = "Adm1n-pw/with:reserved@chars-and-ü"
+
+const credsServiceConfig = `
+variable "admin_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "dbcloud_service" "db" {
+  name                = "creds-acc"
+  password_wo         = var.admin_password
+  password_wo_version = 1
+}
+`
+
+// credsProbeConfig is a terraform_data that runs the probe with a login's connection string.
+func credsProbeConfig(name, login, mode, out string) string {
+	bin, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf(`
+resource "terraform_data" %[1]q {
+  provisioner "local-exec" {
+    command = %[2]q
+    environment = {
+      %[3]s         = %[4]q
+      CREDS_URI     = ephemeral.dbcloud_service_credentials.%[5]s.connection_uri
+      CREDS_EXPIRES = ephemeral.dbcloud_service_credentials.%[5]s.expires_at
+      CREDS_OUT     = %[6]q
+    }
+  }
+}
+`, name, bin, credsProbeEnv, mode, login, out)
+}
+
+// TestAccServiceCredentials: the guide's path. The service's password is write-only; a login that
+// is a member of the application role makes a table as that role; a read-only login reads it and
+// cannot write even with default_transaction_read_only off; the expiry matches ttl; both logins are
+// gone after the run; neither the state file nor the state Terraform shows holds any of the
+// passwords. Also read_only_connection_uri: its sessions read and cannot write.
+func TestAccServiceCredentials(t *testing.T) {
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	vars := config.Variables{"admin_password": config.StringVariable(credsAdminPassword)}
+	var in *pgbackend.Instance
+	var admin *pgx.Conn
+	t.Cleanup(func() {
+		if admin != nil {
+			_ = admin.Close(context.WithoutCancel(ctx))
+		}
+	})
+	tmp := t.TempDir()
+	writerOut, readerOut, analystOut := filepath.Join(tmp, "writer.json"), filepath.Join(tmp, "reader.json"), filepath.Join(tmp, "analyst.json")
+	logins := fmt.Sprintf(`
+ephemeral "dbcloud_service_credentials" "writer" {
+  service_id        = dbcloud_service.db.id
+  admin_password    = var.admin_password
+  ttl               = "30m"
+  member_of         = ["app"]
+  statement_timeout = "45s"
+}
+
+ephemeral "dbcloud_service_credentials" "reader" {
+  service_id     = dbcloud_service.db.id
+  admin_password = var.admin_password
+  read_only      = true
+  member_of      = ["app"]
+  ca_certificate = file(%q)
+}
+
+# The service's read-only role that inherits tsdbadmin (timescale_functions).
+ephemeral "dbcloud_service_credentials" "analyst" {
+  service_id     = dbcloud_service.db.id
+  admin_password = var.admin_password
+  read_only      = true
+  member_of      = ["tsdbadmin"]
+  ttl            = "5m"
+}
+`, pg.CertFile()) + credsProbeConfig("writer", "writer", "write", writerOut) + credsProbeConfig("reader", "reader", "read", readerOut) +
+		credsProbeConfig("analyst", "analyst", "read", analystOut)
+
+	tc := needsWriteOnly(testCase(t, srv,
+		// The service, its password write-only; then what the PostgreSQL provider makes in the guide:
+		// the application role, allowed to create in public (PostgreSQL 15 and later), and a table.
+		resource.TestStep{
+			ConfigVariables: vars,
+			Config:          providerBlock(srv) + credsServiceConfig,
+			Check: func(s *terraform.State) error {
+				a, err := testAccAttrs(s, "dbcloud_service.db")
+				if err != nil {
+					return err
+				}
+				if in = pg.Instance(a["id"]); in == nil {
+					return fmt.Errorf("no instance for service %s", a["id"])
+				}
+				if admin, err = pgLogin(ctx, in.Host(), in.Port(), credsAdminPassword); err != nil {
+					return fmt.Errorf("login with the write-only password: %w", err)
+				}
+				for _, s := range []string{
+					"CREATE ROLE app NOLOGIN", "GRANT CREATE, USAGE ON SCHEMA public TO app", "GRANT app TO tsdbadmin",
+					"SET ROLE app", "CREATE TABLE app_data (v text)", "INSERT INTO app_data VALUES ('hello')", "RESET ROLE",
+				} {
+					if _, err := admin.Exec(ctx, s); err != nil {
+						return fmt.Errorf("%s: %w", s, err)
+					}
+				}
+				return checkReadOnlyURI(ctx, a["read_only_connection_uri"], in)
+			},
+		},
+		resource.TestStep{
+			ConfigVariables: vars,
+			Config:          providerBlock(srv) + credsServiceConfig + logins,
+			Check: func(s *terraform.State) error {
+				wr, err := readProbe(writerOut)
+				if err != nil {
+					return err
+				}
+				rd, err := readProbe(readerOut)
+				if err != nil {
+					return err
+				}
+				an, err := readProbe(analystOut)
+				if err != nil {
+					return err
+				}
+				var errs []error
+				fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+				// The writer: a generated name, the ttl, the statement timeout, a table owned by the role.
+				if !regexp.MustCompile(`^tf_login_[a-z0-9]{12}$`).MatchString(wr.User) || wr.User == rd.User {
+					fail("usernames %q and %q", wr.User, rd.User)
+				}
+				if left := wr.ValidUntil.Sub(wr.Now); left < 29*time.Minute || left > 30*time.Minute+5*time.Second {
+					fail("the login is valid for %v, want ttl = 30m", left)
+				}
+				if exp, err := time.Parse(time.RFC3339, wr.ExpiresAt); err != nil || !exp.Equal(wr.ValidUntil) {
+					fail("expires_at %q, the role's VALID UNTIL %v (%v)", wr.ExpiresAt, wr.ValidUntil, err)
+				}
+				if left := rd.ValidUntil.Sub(rd.Now); left < 59*time.Minute || left > time.Hour+5*time.Second {
+					fail("the reader is valid for %v, want the default 1h", left)
+				}
+				if wr.StatementTimeout != "45s" {
+					fail("statement_timeout %q, want 45s", wr.StatementTimeout)
+				}
+				var owner string
+				if err := admin.QueryRow(ctx, "SELECT tableowner FROM pg_tables WHERE tablename = 'made_by_login'").Scan(&owner); err != nil || owner != "app" {
+					fail("the login's table: owner %q (%v), want app", owner, err)
+				}
+				// The reader: reads, cannot write.
+				if rd.Read != "hello" {
+					fail("the read-only login read %q", rd.Read)
+				}
+				if rd.WriteCode != "25006" {
+					fail("a write of the read-only login after SET default_transaction_read_only = off: %s, want SQLSTATE 25006", rd.WriteCode)
+				}
+				// The analyst (a member of tsdbadmin, which is a member of app): reads, cannot write.
+				if an.Read != "hello" || an.WriteCode != "25006" {
+					fail("the read-only member of tsdbadmin read %q, and its write gave %s (want SQLSTATE 25006)", an.Read, an.WriteCode)
+				}
+				if left := an.ValidUntil.Sub(an.Now); left < 4*time.Minute || left > 5*time.Minute+5*time.Second {
+					fail("the analyst is valid for %v, want ttl = 5m", left)
+				}
+				// The logins are gone, and cannot log in.
+				for _, r := range []credsProbeResult{wr, rd, an} {
+					var n int
+					if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = $1", r.User).Scan(&n); err != nil || n != 0 {
+						fail("role %s after the run: %d (%v)", r.User, n, err)
+					}
+					if c, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), r.User, r.Password, "tsdb")); err == nil {
+						_ = c.Close(ctx)
+						fail("login %s still works after the run", r.User)
+					}
+				}
+				// No password in the state file or in the state Terraform shows (terraform show -json).
+				stateFile, err := os.ReadFile(filepath.Join(wr.WorkDir, "terraform.tfstate"))
+				if err != nil {
+					return fmt.Errorf("the state file (the probe ran in %s): %w", wr.WorkDir, err)
+				}
+				shown, err := json.Marshal(s)
+				if err != nil {
+					return err
+				}
+				for what, text := range map[string]string{"the state file": string(stateFile), "the state terraform shows": string(shown)} {
+					if !strings.Contains(text, "creds-acc") {
+						fail("%s does not hold the service: the search below proves nothing", what)
+					}
+					for name, secret := range map[string]string{"the admin password": credsAdminPassword, "the writer's password": wr.Password,
+						"the reader's password": rd.Password, "the analyst's password": an.Password} {
+						if secret == "" || strings.Contains(text, secret) || strings.Contains(text, url.QueryEscape(secret)) {
+							fail("%s holds %s", what, name)
+						}
+					}
+				}
+				return errors.Join(errs...)
+			},
+		},
+	))
+	resource.Test(t, tc)
+}
+
+// checkReadOnlyURI: read_only_connection_uri, with the password added by with_password, opens a
+// session that reads and cannot write, even with default_transaction_read_only off.
+func checkReadOnlyURI(ctx context.Context, roURI string, in *pgbackend.Instance) error {
+	want := fmt.Sprintf("postgresql://tsdbadmin@%s/tsdb?sslmode=require&options=-c%%20tsdb_admin.read_only_connection%%3Dtrue",
+		net.JoinHostPort(in.Host(), strconv.Itoa(in.Port())))
+	if roURI != want {
+		return fmt.Errorf("read_only_connection_uri = %q, want %q", roURI, want)
+	}
+	withPassword, err := uriWithPassword(roURI, types.StringValue(credsAdminPassword)) // provider::dbcloud::with_password
+	if err != nil {
+		return err
+	}
+	conn, err := pgx.Connect(ctx, withPassword)
+	if err != nil {
+		return fmt.Errorf("login with read_only_connection_uri: %w", err)
+	}
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&v); err != nil || v != "hello" {
+		return fmt.Errorf("read through read_only_connection_uri: %q, %w", v, err)
+	}
+	if _, err := conn.Exec(ctx, "SET default_transaction_read_only = off"); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('no')"); sqlStateOf(err) != "25006" {
+		return fmt.Errorf("a write through read_only_connection_uri: %w, want SQLSTATE 25006", err)
+	}
+	return nil
+}
+
+// TestAccServiceCredentialsErrors: each refusal names its cause.
+func TestAccServiceCredentialsErrors(t *testing.T) {
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	client := testClient(t, srv)
+	svc, err := client.CreateService(ctx, api.ServiceCreate{Name: "creds-errors"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, password := deref(svc.ServiceID), deref(svc.InitialPassword)
+	if err := waitStatus(ctx, client, id, api.READY); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := client.CreateReplicaSet(ctx, id, api.ReadReplicaSetCreate{Name: "creds-ro", Nodes: 1, CPUMillis: 500, MemoryGbs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherCA := filepath.Join(t.TempDir(), "other-ca.pem")
+	writeSelfSignedCert(t, otherCA)
+	t.Cleanup(func() { _ = client.DeleteService(context.WithoutCancel(ctx), id) })
+
+	config := func(serviceID, adminPassword, extra string) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+ephemeral "dbcloud_service_credentials" "login" {
+  service_id     = %q
+  admin_password = %q
+%s
+}
+
+resource "terraform_data" "use" {
+  provisioner "local-exec" {
+    command     = "true"
+    environment = { U = ephemeral.dbcloud_service_credentials.login.username }
+  }
+}
+`, serviceID, adminPassword, extra)
+	}
+	step := func(cfg string, want ...string) resource.TestStep {
+		re := make([]string, len(want))
+		for i, w := range want {
+			re[i] = strings.Join(strings.Fields(regexp.QuoteMeta(w)), `\s+`)
+		}
+		return resource.TestStep{Config: cfg, PlanOnly: true, ExpectError: regexp.MustCompile("(?s)" + strings.Join(re, ".*"))}
+	}
+	replicaActive := func() {
+		if err := waitReplicaSetActive(ctx, client, id, deref(rs.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []resource.TestStep{
+		// A login works with this configuration (the plan opens it), so the cases below fail for
+		// their own reason.
+		{Config: config(id, password, ""), PlanOnly: true, ExpectNonEmptyPlan: true},
+		step(config(id, "not-the-password", ""), "refused admin_password for tsdbadmin", "SQLSTATE 28P01", "apply the service alone first"),
+		step(config(id, password, `  member_of = ["no_such_role"]`), `member_of: role "no_such_role" does not exist`, "must exist on the service"),
+		step(config(deref(rs.ID), password, ""), "is a read replica set of service "+id, "logins are made on the primary"),
+		step(config(id, password, fmt.Sprintf("  ca_certificate = file(%q)", otherCA)), "could not be verified", "ca_certificate"),
+		step(config(id, password, `  member_of = ["tsdbadmin"]`), "tsdbadmin only with read_only"),
+		step(config(id, password, `  ttl = "400h"`), "Duration out of range"),
+		step(config(id, password, `  ttl = "a day"`), "Invalid duration"),
+		// An endpoint nobody listens on (the instance stopped behind the API's back).
+		step(config(id, password, ""), "cannot reach the service's endpoint", "must reach the service's endpoint"),
+		step(config(id, password, ""), "Service "+id+" is paused", "Resume it"),
+	}
+	steps[3].PreConfig = replicaActive
+	steps[8].PreConfig = func() {
+		if err := pg.Stop(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps[9].PreConfig = func() {
+		if err := pg.Start(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.StopService(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitStatus(ctx, client, id, api.PAUSED); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.Test(t, testCase(t, srv, steps...))
+}
+
+// TestServiceCredentialsTLS: how the provider connects (no server).
+func TestServiceCredentialsTLS(t *testing.T) {
+	// A loopback endpoint without a CA: no verification (the emulator's self-signed certificate).
+	lo, err := endpointTarget("127.0.0.1", 5432, "")
+	if err != nil || !lo.tls.InsecureSkipVerify {
+		t.Errorf("loopback: %+v, %v", lo, err)
+	}
+	// Any other endpoint: verified with the system's roots and the host name.
+	remote, err := endpointTarget("db.example.com", 5432, "")
+	if err != nil || remote.tls.InsecureSkipVerify || remote.tls.ServerName != "db.example.com" || remote.tls.RootCAs != nil {
+		t.Errorf("remote: %+v, %v", remote, err)
+	}
+	// With a CA, even on loopback: verified.
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	writeSelfSignedCert(t, ca)
+	pemBytes, _ := os.ReadFile(ca)
+	withCA, err := endpointTarget("127.0.0.1", 5432, string(pemBytes))
+	if err != nil || withCA.tls.InsecureSkipVerify || withCA.tls.RootCAs == nil {
+		t.Errorf("with a CA: %+v, %v", withCA, err)
+	}
+	if _, err := endpointTarget("db.example.com", 5432, "not a certificate"); err == nil {
+		t.Error("a ca_certificate without a certificate was accepted")
+	}
+	// Passwords never appear in an error.
+	tgt := &loginTarget{host: "h", port: 1, adminPassword: "s3cret", loginPassword: "l0gin"}
+	if got := tgt.mask("a s3cret and l0gin"); strings.Contains(got, "s3cret") || strings.Contains(got, "l0gin") {
+		t.Errorf("mask: %q", got)
+	}
+	// A connection string with a password full of reserved characters round-trips.
+	u, err := url.Parse(loginURI("h", 1, "tf_login_x", "p@ss:/?#w"))
+	if pw, _ := u.User.Password(); err != nil || pw != "p@ss:/?#w" {
+		t.Errorf("loginURI: %v, %q", err, pw)
+	}
+}
+
+func writeSelfSignedCert(t *testing.T, file string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "another-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sqlStateOf(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+// waitReplicaSetActive polls the replica set until it is active (at most two minutes).
+func waitReplicaSetActive(ctx context.Context, c *api.Client, serviceID, id string) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		rs, err := c.GetReplicaSet(ctx, serviceID, id)
+		if err == nil && rs.Status != nil && string(*rs.Status) == "active" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("replica set %s: not active after two minutes (%w)", id, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServiceCredentialsServiceChecks: what Open refuses before connecting, from the API's
+// records: a replica set's id answered on the service path as a standby record (is_standby) or
+// found only in a service's read_replica_sets (the GET answers 404), and a service that is not READY.
+func TestServiceCredentialsServiceChecks(t *testing.T) {
+	records := map[string]string{
+		"primary001": `{"service_id":"primary001","status":"READY","endpoint":{"host":"db.example.com","port":5432},
+			"read_replica_sets":[{"id":"replica002","status":"active"}]}`,
+		"standby003": `{"service_id":"standby003","status":"READY","endpoint":{"host":"ro.example.com","port":5432},
+			"forked_from":{"project_id":"proj000001","service_id":"primary001","is_standby":true}}`,
+		"config0004": `{"service_id":"config0004","status":"CONFIGURING","endpoint":{"host":"db.example.com","port":5432}}`,
+		"paused0005": `{"service_id":"paused0005","status":"PAUSED"}`,
+	}
+	h := http.NewServeMux()
+	h.HandleFunc("GET /v1/projects/proj000001/services", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("[" + records["primary001"] + "]"))
+	})
+	h.HandleFunc("GET /v1/projects/proj000001/services/{id}", func(w http.ResponseWriter, r *http.Request) {
+		rec, ok := records[r.PathValue("id")]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"code":"not_found","message":"no service with that id exists"}`))
+			return
+		}
+		_, _ = w.Write([]byte(rec))
+	})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client, err := api.New(api.Config{BaseURL: srv.URL + "/v1", AccessKey: "a", SecretKey: "s", ProjectID: "proj000001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &serviceCredentials{pd: &providerData{client: client}}
+	for id, want := range map[string]string{
+		"primary001": "",
+		"replica002": "replica002 is a read replica set of service primary001",
+		"standby003": "standby003 is a read replica set of service primary001",
+		"config0004": "Service config0004 is CONFIGURING, not READY",
+		"paused0005": "Service paused0005 is PAUSED: a paused service accepts no logins",
+		"nothing006": "No service with id nothing006",
+	} {
+		var diags diag.Diagnostics
+		_, ok := r.primaryService(t.Context(), id, &diags)
+		got := ""
+		for _, d := range diags {
+			got += d.Detail()
+		}
+		switch {
+		case want == "" && (!ok || diags.HasError()):
+			t.Errorf("%s: refused: %s", id, got)
+		case want != "" && (ok || !strings.Contains(got, want)):
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+}
+
+// The server gets a SCRAM verifier, salted anew each time, never the password (the acceptance tests
+// log in with the password, which proves the verifier right).
+func TestServiceCredentialsSCRAMVerifier(t *testing.T) {
+	a, err := scramVerifier("pencil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := scramVerifier("pencil")
+	form := regexp.MustCompile(`^SCRAM-SHA-256\$4096:[A-Za-z0-9+/]{22}==\$[A-Za-z0-9+/]{43}=:[A-Za-z0-9+/]{43}=$`)
+	if !form.MatchString(a) || a == b || strings.Contains(a, "pencil") {
+		t.Errorf("verifiers %q and %q", a, b)
+	}
+}

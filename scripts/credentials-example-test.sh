@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Applies examples/guides/connecting (the "Connecting to a service" guide's path, with
+# psql in place of the PostgreSQL provider) against the API emulator with PostgreSQL
+# behind it (part of `make test`), and checks what the guide promises:
+#
+#   - the application's role is made as tsdbadmin with the write-only admin password;
+#   - a short-lived login that is a member of it makes a table that belongs to it;
+#   - a read-only login reads the table and cannot write, even with
+#     default_transaction_read_only turned off;
+#   - read_only_connection_uri opens sessions that cannot write;
+#   - no login role is left after the apply, nor after a plan (which makes logins too);
+#   - the state, `terraform show` and the logs (TF_LOG=trace) hold neither the admin
+#     password nor a login's;
+#   - a plan after the apply is empty; destroy empties the state.
+#
+# Needs the PostgreSQL server binaries and psql. The last line of its output is
+# "credentials-example: N passed, M failed". Environment: BIN_DIR (provider build,
+# default ./bin).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo="$PWD"
+# shellcheck source=scripts/lib.sh
+source scripts/lib.sh
+unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_output TF_WORKSPACE TF_DATA_DIR
+unset PGHOST PGPORT PGUSER PGDATABASE PGPASSWORD PGSSLMODE PGSERVICE PGOPTIONS
+
+require_terraform
+command -v psql >/dev/null 2>&1 || die "psql not found (apt-get install postgresql-client)"
+bin_dir="${BIN_DIR:-$repo/bin}"
+mkdir -p "$bin_dir"
+bin_dir="$(cd "$bin_dir" && pwd)"
+work="$LIB_TMP"
+
+log "building the provider and the emulator"
+go build -o "$bin_dir/terraform-provider-dbcloud" .
+go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
+
+emu_pid=""
+emu_log="$work/emulator.log"
+passed=0
+failed=0
+on_exit() {
+	local rc=$?
+	if [[ -n "$emu_pid" ]]; then
+		kill -TERM "$emu_pid" 2>/dev/null || true
+		wait "$emu_pid" 2>/dev/null || true
+	fi
+	if [[ $rc -ne 0 && -s "$emu_log" ]]; then
+		echo "last lines of the emulator log:" >&2
+		tail -n 20 "$emu_log" | sed 's/^/    /' >&2
+	fi
+	rm -rf "$LIB_TMP"
+	exit "$rc"
+}
+trap on_exit EXIT
+
+ok() {
+	echo "  ok    $*"
+	passed=$((passed + 1))
+}
+fail() {
+	echo "  FAIL  $*"
+	failed=$((failed + 1))
+}
+# check DESCRIPTION COMMAND...: runs the command, counts the result.
+check() {
+	local what="$1"
+	shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+project_id="creds0001"
+"$work/dbcloud-emulator" -addr 127.0.0.1:0 -access-key test-access -secret-key test-secret \
+	-projects "$project_id" -timing fast -postgres on \
+	>"$work/emulator.out" 2>"$emu_log" </dev/null &
+emu_pid=$!
+base_url=""
+for _ in $(seq 600); do # up to 60s (initdb on a loaded machine)
+	base_url="$(head -n1 "$work/emulator.out" 2>/dev/null || true)"
+	[[ "$base_url" == http://*/v1 ]] && break
+	base_url=""
+	kill -0 "$emu_pid" 2>/dev/null || die "the emulator exited during start-up: $(cat "$emu_log")"
+	sleep 0.1
+done
+[[ -n "$base_url" ]] || die "the emulator did not print its URL within 60s."
+log "emulator on $base_url (PostgreSQL behind it)"
+
+export DBCLOUD_BASE_URL="$base_url" DBCLOUD_ACCESS_KEY=test-access DBCLOUD_SECRET_KEY=test-secret DBCLOUD_PROJECT_ID="$project_id"
+unset DBCLOUD_ANALYTICS
+use_cli_config "$bin_dir"
+
+dir="$work/connecting"
+mkdir -p "$dir"
+cp "$repo"/examples/guides/connecting/*.tf "$repo"/examples/guides/connecting/*.sql "$dir/"
+tf() { (cd "$dir" && "$TERRAFORM" "$@"); }
+
+# A password with reserved and non-ASCII characters, as users have.
+admin_password="Adm1n/p@ss:w?rd#$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')-ü"
+export TF_VAR_admin_password="$admin_password"
+# The report step of the example, extended to prove the read-only login cannot write.
+export TF_VAR_report_command="printf '%s' \"\$DATABASE_URL\" > '$work/report.url' && psql \"\$DATABASE_URL\" -tAc 'SELECT count(*) FROM items' > '$work/report.out' && ! psql \"\$DATABASE_URL\" -v ON_ERROR_STOP=1 -c 'SET default_transaction_read_only = off' -c \"INSERT INTO items (name) VALUES ('no')\" 2> '$work/report.err'"
+export TF_VAR_migration_command="printf '%s' \"\$DATABASE_URL\" > '$work/migrate.url' && psql \"\$DATABASE_URL\" -v ON_ERROR_STOP=1 -q -f schema.sql"
+
+log "apply examples/guides/connecting"
+# TF_LOG=trace: the provider's logs land in the same file, which must not hold a password either.
+if TF_LOG=trace TF_LOG_PATH="$work/trace.log" tf apply -auto-approve -input=false -no-color >"$work/apply.log" 2>&1; then
+	ok "apply: service with password_wo, app role, migration login, read-only login"
+else
+	cat "$work/apply.log"
+	fail "apply"
+	log "credentials-example: $passed passed, $failed failed"
+	echo "credentials-example: $passed passed, $failed failed"
+	exit 1
+fi
+
+uri="$(tf output -raw connection_uri)"
+ro_uri="$(tf output -raw read_only_connection_uri)"
+admin_sql() { PGPASSWORD="$admin_password" psql "$uri" -v ON_ERROR_STOP=1 -tAc "$1"; }
+
+check "the migration login made table items, owned by app" \
+	test "$(admin_sql "SELECT tableowner FROM pg_tables WHERE tablename = 'items'")" = app
+check "the read-only login read items" test "$(cat "$work/report.out" 2>/dev/null)" = 0
+check "the read-only login could not write after SET default_transaction_read_only = off (SQLSTATE 25006)" \
+	grep -q 'read-only transaction' "$work/report.err"
+check "no login role left after the apply" test "$(admin_sql "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%'")" = 0
+check "the migration login no longer logs in" \
+	bash -c "! psql \"\$(cat '$work/migrate.url')\" -tAc 'SELECT 1' >/dev/null 2>&1"
+
+ro_write() {
+	PGPASSWORD="$admin_password" psql "$ro_uri" -v ON_ERROR_STOP=1 -c 'SET default_transaction_read_only = off' \
+		-c "INSERT INTO items (name) VALUES ('no')" >/dev/null 2>"$work/ro.err" && return 1
+	grep -q 'read-only transaction' "$work/ro.err"
+}
+check "read_only_connection_uri: reads work" test "$(PGPASSWORD="$admin_password" psql "$ro_uri" -tAc 'SELECT count(*) FROM items')" = 0
+check "read_only_connection_uri: a write fails (SQLSTATE 25006)" ro_write
+
+rc=0
+tf plan -input=false -detailed-exitcode -no-color >"$work/plan.log" 2>&1 || rc=$?
+if [[ $rc -eq 0 ]]; then ok "a plan after the apply is empty"; else
+	cat "$work/plan.log"
+	fail "a plan after the apply is empty (exit $rc)"
+fi
+check "no login role left after the plan" test "$(admin_sql "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%'")" = 0
+
+tf show -no-color >"$work/show.txt" 2>&1
+tf show -json >"$work/show.json" 2>&1
+no_secret() {
+	local secret="$1" f
+	[[ -n "$secret" ]] || return 1
+	for f in "$dir/terraform.tfstate" "$work/show.txt" "$work/show.json" "$work/apply.log" "$work/plan.log" "$work/trace.log"; do
+		if [[ ! -s "$f" ]]; then
+			echo "        $f is missing or empty"
+			return 1
+		fi
+		if grep -qF -- "$secret" "$f"; then
+			echo "        $f holds it"
+			return 1
+		fi
+	done
+}
+login_password() { sed -n 's|^postgresql://[^:]*:\([^@]*\)@.*|\1|p' "$1" 2>/dev/null; }
+check "the trace log holds the provider's own log lines" grep -q 'dbcloud_service_credentials: login created' "$work/trace.log"
+check "the state, terraform show and the logs (TF_LOG=trace too) hold no admin password" no_secret "$admin_password"
+check "... nor the migration login's password" no_secret "$(login_password "$work/migrate.url")"
+check "... nor the read-only login's password" no_secret "$(login_password "$work/report.url")"
+
+if tf destroy -auto-approve -input=false -no-color >"$work/destroy.log" 2>&1 && [[ -z "$(tf state list 2>/dev/null)" ]]; then
+	ok "destroy"
+else
+	cat "$work/destroy.log"
+	fail "destroy"
+fi
+
+echo "credentials-example: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]
