@@ -204,102 +204,131 @@ func (a *serviceForkAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if !ok {
 		return
 	}
-	pd, sourceID := a.pd, m.ServiceID.ValueString()
+	run := &forkRun{a: a, m: m, diags: &resp.Diagnostics, start: time.Now()}
 	// Until the copy is made, the provider refuses to delete the source in this run (finalCopies).
-	end := pd.copies.start(sourceID)
+	end := a.pd.copies.start(m.ServiceID.ValueString())
 	defer func() { end(firstErrorOf(resp.Diagnostics)) }()
-	andWait, pause := m.Wait.IsNull() || m.Wait.ValueBool(), m.Pause.ValueBool()
 	// After Ctrl-C nobody reads progress any more (the plugin server has ended the action), and a
 	// send would block for good: the action goes on (a lost answer is still looked for) without it.
-	progress := func(format string, args ...any) {
+	run.progress = func(format string, args ...any) {
 		if resp.SendProgress != nil && stream.Err() == nil {
 			resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
 		}
 	}
-	var last string
 	ctx = wait.WithStatusReporter(ctx, func(what, status string) {
-		if status != last {
-			last = status
-			progress("waiting for %s: %s", what, status)
+		if status != run.last {
+			run.last = status
+			run.progress("waiting for %s: %s", what, status)
 		}
 	})
-	start := time.Now()
+	src, ok := run.source(ctx)
+	if !ok {
+		return
+	}
+	forkID, name, ok := run.fork(ctx, src)
+	if !ok {
+		return
+	}
+	run.settle(ctx, forkID, name)
+}
 
-	// 1. The source: it must exist and be READY. Nothing is sent otherwise.
+// forkRun is one invocation of the fork action: its configuration, diagnostics, progress messages
+// and the last status it reported.
+type forkRun struct {
+	a        *serviceForkAction
+	m        serviceForkActionModel
+	diags    *diag.Diagnostics
+	progress func(format string, args ...any)
+	last     string
+	start    time.Time
+}
+
+// source reads the service to fork: it must exist and be READY. Nothing is sent otherwise.
+func (r *forkRun) source(ctx context.Context) (*api.Service, bool) {
+	pd, sourceID := r.a.pd, r.m.ServiceID.ValueString()
 	src, err := pd.client.GetService(ctx, sourceID)
 	if err != nil {
 		if api.IsNotFound(err) {
-			resp.Diagnostics.AddAttributeError(path.Root("service_id"), "Could not fork the service: not found",
+			r.diags.AddAttributeError(path.Root("service_id"), "Could not fork the service: not found",
 				fmt.Sprintf("No service %s exists in project %s, so nothing was forked. Check service_id (a service deleted "+
 					"since the plan, or one of another project?).\n\n%s", sourceID, pd.client.ProjectID(), errorDetail(err)))
-			return
+			return nil, false
 		}
-		pd.addError(ctx, &resp.Diagnostics, "Could not fork the service: could not read service "+sourceID, err)
-		return
+		pd.addError(ctx, r.diags, "Could not fork the service: could not read service "+sourceID, err)
+		return nil, false
 	}
 	if msg := forkSourceProblem(src); msg != "" {
-		resp.Diagnostics.AddAttributeError(path.Root("service_id"), "Could not fork the service", msg)
-		return
+		r.diags.AddAttributeError(path.Root("service_id"), "Could not fork the service", msg)
+		return nil, false
 	}
+	return src, true
+}
 
-	// 2. The fork: a lost answer is resolved by looking for the name, never by forking again.
-	name := m.Name.ValueString()
+// fork sends the fork: a lost answer is resolved by looking for the name, never by forking again.
+func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name string, ok bool) {
+	pd, m, sourceID := r.a.pd, r.m, r.m.ServiceID.ValueString()
+	name = m.Name.ValueString()
 	if !known(m.Name) {
 		name = defaultForkName(deref(src.Name), time.Now())
 	}
 	strategy := forkActionStrategy(m.Strategy)
-	last = serviceStatus(src) // forkWhenReady reads it again: READY, already said
+	r.last = serviceStatus(src) // forkWhenReady reads it again: READY, already said
 	body, err := forkBody(serviceResourceModel{serviceFields: serviceFields{
 		Name: types.StringValue(name), CPUMillis: m.CPUMillis, MemoryGbs: m.MemoryGbs, Environment: types.StringNull(),
 	}}, &serviceForkModel{SourceServiceID: m.ServiceID, Strategy: types.StringValue(strategy), TargetTime: m.TargetTime})
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("target_time"), "Invalid target_time", err.Error())
-		return
+		r.diags.AddAttributeError(path.Root("target_time"), "Invalid target_time", err.Error())
+		return "", "", false
 	}
-	progress("forking service %s (%q, %s) into a new service %q, strategy %s", sourceID, deref(src.Name), serviceStatus(src), name, strategy)
+	r.progress("forking service %s (%q, %s) into a new service %q, strategy %s", sourceID, deref(src.Name), serviceStatus(src), name, strategy)
 	started := time.Now()
 	fork, sent, err := (&serviceResource{resourceBase{pd: pd}}).forkWhenReady(ctx, sourceID, body)
 	if err != nil && sent && api.IsAmbiguous(err) {
 		tflog.Warn(ctx, "dbcloud: the fork answer was lost; looking for the fork instead of forking again", map[string]any{"name": name, "error": err.Error()})
-		progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
+		r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
 		fork, err = findCreatedService(ctx, pd, name, started, err)
 	}
 	if err != nil {
-		a.forkFailed(ctx, &resp.Diagnostics, sourceID, name, sent, err)
-		return
+		r.a.forkFailed(ctx, r.diags, sourceID, name, sent, err)
+		return "", "", false
 	}
-	forkID := deref(fork.ServiceID)
+	forkID = deref(fork.ServiceID)
 	if forkID == "" {
-		resp.Diagnostics.AddError("Could not fork the service", fmt.Sprintf("The API answered the fork of %s without a service_id. "+
+		r.diags.AddError("Could not fork the service", fmt.Sprintf("The API answered the fork of %s without a service_id. "+
 			"Look for a service named %q (the dbcloud_services data source) before forking again.", sourceID, name))
-		return
+		return "", "", false
 	}
-	last = serviceStatus(fork)
-	progress("fork %s (%q) of service %s: %s", forkID, name, sourceID, serviceStatus(fork))
-	where := forkWhereToFind(forkID, name)
+	r.last = serviceStatus(fork)
+	r.progress("fork %s (%q) of service %s: %s", forkID, name, sourceID, serviceStatus(fork))
 	if ctx.Err() != nil {
-		a.failAfterFork(ctx, &resp.Diagnostics, forkID, name, "forking", ctx.Err())
-		return
+		r.a.failAfterFork(ctx, r.diags, forkID, name, "forking", ctx.Err())
+		return "", "", false
 	}
+	return forkID, name, true
+}
 
-	// 3. Wait for READY (the API accepts the stop only then), then pause when asked.
+// settle waits for the fork to be READY (the API accepts the stop only then), then pauses it when
+// asked, and says where to find it.
+func (r *forkRun) settle(ctx context.Context, forkID, name string) {
+	pd, where := r.a.pd, forkWhereToFind(forkID, name)
+	andWait, pause := r.m.Wait.IsNull() || r.m.Wait.ValueBool(), r.m.Pause.ValueBool()
 	if !andWait && !pause {
-		progress("the API accepted the fork; not waiting (wait = false). %s", where)
+		r.progress("the API accepted the fork; not waiting (wait = false). %s", where)
 		return
 	}
 	if _, err := waitServiceReady(ctx, pd, forkID, true); err != nil {
-		a.failAfterFork(ctx, &resp.Diagnostics, forkID, name, "waiting for it to be READY", err)
+		r.a.failAfterFork(ctx, r.diags, forkID, name, "waiting for it to be READY", err)
 		return
 	}
 	if pause {
-		progress("stopping fork %s (pause = true)", forkID)
+		r.progress("stopping fork %s (pause = true)", forkID)
 		if err := serviceStop.request(ctx, pd, forkID); err != nil {
-			a.failAfterFork(ctx, &resp.Diagnostics, forkID, name, "stopping it", err)
+			r.a.failAfterFork(ctx, r.diags, forkID, name, "stopping it", err)
 			return
 		}
 		if andWait {
 			if _, err := waitServicePaused(ctx, pd, forkID); err != nil {
-				a.failAfterFork(ctx, &resp.Diagnostics, forkID, name, "waiting for it to be PAUSED", err)
+				r.a.failAfterFork(ctx, r.diags, forkID, name, "waiting for it to be PAUSED", err)
 				return
 			}
 		}
@@ -311,7 +340,7 @@ func (a *serviceForkAction) Invoke(ctx context.Context, req action.InvokeRequest
 	case pause:
 		final = "PAUSING (the API accepted the stop; not waiting, wait = false)"
 	}
-	progress("fork %s (%q) is %s after %s. %s", forkID, name, final, time.Since(start).Round(100*time.Millisecond), where)
+	r.progress("fork %s (%q) is %s after %s. %s", forkID, name, final, time.Since(r.start).Round(100*time.Millisecond), where)
 }
 
 // forkSourceProblem says why a service cannot be forked now ("" when it can): the API forks a READY
