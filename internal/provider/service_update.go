@@ -214,7 +214,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	actions, resumeCreate := updateActions(ctx, req, state, plan, passwordWO)
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
-			pd.addError(ctx, &resp.Diagnostics, serviceActionSummaries[a.Kind].update, err)
+			pd.updateFailed(ctx, &resp.Diagnostics, serviceActionSummaries[a.Kind].update, "Service "+id, err)
 			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 			return
 		}
@@ -237,7 +237,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		svc, err = pd.client.GetService(ctx, id)
 	}
 	if err != nil {
-		pd.addError(ctx, &resp.Diagnostics, "Could not read the service after the update", err)
+		pd.updateFailed(ctx, &resp.Diagnostics, "Could not read the service after the update", "Service "+id, err)
 		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 		return
 	}
