@@ -545,7 +545,9 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 		func(f serviceFields) bool { return f.Name.ValueString() == "drift-a-console" })
 	r.serviceChange(aID, "resize a", func() error { return r.c.ResizeService(r.ctx, aID, 2000, 8) },
 		func(f serviceFields) bool { return f.CPUMillis.ValueInt64() == 2000 })
-	r.serviceChange(aID, "HA of a", func() error { return r.c.SetHA(r.ctx, aID, api.SetHAInput{ReplicaCount: ptr(1), SyncReplicaCount: ptr(0)}) },
+	r.serviceChange(aID, "HA of a", func() error {
+		return r.c.SetHA(r.ctx, aID, api.SetHAInput{ReplicaCount: ptr(1), SyncReplicaCount: ptr(0)})
+	},
 		func(f serviceFields) bool { return f.HAReplicas.ValueInt64() == 1 && f.SyncReplicas.ValueInt64() == 0 })
 	r.serviceChange(aID, "environment of a", func() error { return r.c.SetEnvironment(r.ctx, aID, api.PROD) },
 		func(f serviceFields) bool { return f.Environment.ValueString() == "PROD" })
