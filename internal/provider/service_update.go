@@ -242,11 +242,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	out := plan
-	out.applyRecord(svc, pd.client.ProjectID())
-	if known(plan.Status) {
-		// The plan promised this status (READY after API calls, else the state's): the next refresh shows any later change.
-		out.Status = plan.Status
-	}
+	out.applyRecord(svc, pd.client.ProjectID()) // the wrapper keeps what the plan knew, the status included (planned.go)
 	out.InitialPassword = state.InitialPassword
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)
