@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -319,6 +320,68 @@ resource "dbcloud_service" "db" {
 		t.Errorf("after the apply the API shows name %s, want saved-plan-db", f.Name)
 	}
 	r.savedPlan("empty.tfplan", 0)
+}
+
+// The same, on the paths of an in-place call that is retried: the service is renamed in the console
+// while the provider sends the saved plan's resize, which meets a busy service (409: waited out and
+// sent again) and then loses its answer (the resize was made: the provider looks instead of sending
+// it a third time). The apply exits 0 with the planned name in state.
+func TestAccSavedPlan_serviceResizeRetriedAfterOutOfBandRename(t *testing.T) {
+	config := func(cpu, mem int) string {
+		return fmt.Sprintf(`
+resource "dbcloud_service" "db" {
+  name       = "retried-db"
+  cpu_millis = %d
+  memory_gbs = %d
+}
+`, cpu, mem)
+	}
+	r := newDriftRig(t, config(1000, 4))
+	const addr = "dbcloud_service.db"
+	id := r.stateAttr(addr, "id")
+	r.w.write(config(2000, 8))
+	r.savedPlan("resize.tfplan", 2)
+
+	var (
+		mu      sync.Mutex
+		resizes int
+	)
+	r.srv.SetInterceptor(func(ri emulator.RequestInfo) emulator.Decision {
+		if ri.OperationID != "resizeService" {
+			return emulator.Decision{}
+		}
+		mu.Lock()
+		resizes++
+		n := resizes
+		mu.Unlock()
+		switch n {
+		case 1: // renamed in the console just now, and busy: this resize answers 409
+			if _, err := r.c.RenameService(context.Background(), id, "renamed-while-busy"); err != nil {
+				t.Errorf("out of band: rename: %v", err)
+			}
+			r.srv.SetServiceStatusFor(testProjectID, id, api.CONFIGURING, 300*time.Millisecond, api.READY)
+		case 2: // made, and its answer lost
+			return emulator.Decision{Inject: true, Fault: emulator.FaultCommitThenFail}
+		}
+		return emulator.Decision{}
+	})
+	r.tf("apply", "-input=false", "-no-color", "resize.tfplan")
+	r.srv.SetInterceptor(nil)
+
+	mu.Lock()
+	if resizes != 2 {
+		t.Errorf("the provider sent %d resize calls, want 2 (one 409, one whose answer was lost)", resizes)
+	}
+	mu.Unlock()
+	if f, _ := r.service(id); f.CPUMillis.ValueInt64() != 2000 || f.MemoryGbs.ValueInt64() != 8 || f.Name.ValueString() != "renamed-while-busy" {
+		t.Fatalf("after the saved plan: the API shows %s %d/%d, want renamed-while-busy 2000/8", f.Name, f.CPUMillis.ValueInt64(), f.MemoryGbs.ValueInt64())
+	}
+	if got := r.stateAttr(addr, "name"); got != "retried-db" {
+		t.Errorf("state name %q after the saved plan, want the planned %q", got, "retried-db")
+	}
+	fix := r.savedPlan("fix.tfplan", 2)
+	expectActions(t, fix, map[string]string{addr: "update"})
+	expectMoves(t, "plan", fix.ResourceChanges, []attrChange{{addr, "name", "renamed-while-busy", "retried-db"}})
 }
 
 // An environment change planned with `plan -out`, the set resized in the console, then the saved plan
