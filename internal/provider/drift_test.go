@@ -427,6 +427,63 @@ resource "dbcloud_read_replica_set" "reader" {
 	r.savedPlan("empty.tfplan", 0)
 }
 
+// The resume of an interrupted create, from a saved plan: a replica set's create is interrupted
+// (Ctrl-C) while the set is creating; the plan of the next apply (an update that waits and applies
+// the environment) is saved; the set is resized in the console; the saved plan applies with exit 0,
+// and the next plan reverts the size in place.
+func TestAccSavedPlan_replicaSetResumeAfterOutOfBandResize(t *testing.T) {
+	skipUnlessAcc(t)
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ReplicaCreating = time.Hour })
+	serviceID := netTestService(t, srv, "resume-primary")
+	r := &driftRig{t: t, srv: srv, c: testClient(t, srv), ctx: context.Background()}
+	r.w = newTFWorkdir(t, srv, fmt.Sprintf(`
+resource "dbcloud_read_replica_set" "reader" {
+  service_id  = %q
+  name        = "resume-reader"
+  cpu_millis  = 1000
+  memory_gbs  = 4
+  environment = "PROD"
+}
+`, serviceID))
+	const addr = "dbcloud_read_replica_set.reader"
+
+	// 1. The create, interrupted while it waits for the set to be active.
+	p := r.w.start("apply", "-auto-approve", "-input=false", "-no-color")
+	waitFor := func(what string, cond func() bool) {
+		if !waitUntil(2*time.Minute, cond) {
+			p.interrupt(t)
+			t.Fatalf("%s did not happen:\n%s", what, tail(p.out.String(), 40))
+		}
+	}
+	waitFor("the create", func() bool { return srv.Calls("createReplicaSet") == 1 })
+	n := srv.Calls("listReplicaSets") // a replica set is read by listing
+	waitFor("the wait for the set", func() bool { return srv.Calls("listReplicaSets") >= n+2 })
+	p.interrupt(t)
+	id := r.stateAttr(addr, "id")
+	if st := r.stateAttr(addr, "status"); st != string(api.ReplicaSetStatusCreating) {
+		t.Fatalf("after the interrupt the state says status %s, want creating:\n%s", st, diagnostics(p.out.String()))
+	}
+
+	// 2. The resume, planned and saved; the set becomes active and is resized in the console.
+	plan := r.savedPlan("resume.tfplan", 2)
+	expectActions(t, plan, map[string]string{addr: "update"})
+	if t.Failed() {
+		t.FailNow() // a replacement would wait an hour for the new set
+	}
+	srv.SetReplicaSetStatus(testProjectID, serviceID, id, api.ReplicaSetStatusActive)
+	r.replicaSetChange(serviceID, id, "resize", func() error { return r.c.ResizeReplicaSet(r.ctx, serviceID, id, 2000, 8) },
+		func(rs *api.ReadReplicaSet) bool { return deref(rs.CPUMillis) == 2000 })
+	r.tf("apply", "-input=false", "-no-color", "resume.tfplan")
+	if rs := r.replicaSet(serviceID, id); rs == nil || replicaSetEnvironment(rs) != "PROD" {
+		t.Fatalf("after the resumed apply the API shows %+v, want environment PROD", rs)
+	}
+
+	// 3. The next plan reverts the size in place.
+	fix := r.savedPlan("fix.tfplan", 2)
+	expectActions(t, fix, map[string]string{addr: "update"})
+	expectMoves(t, "plan", fix.ResourceChanges, []attrChange{{addr, "cpu_millis", "2000", "1000"}, {addr, "memory_gbs", "8", "4"}})
+}
+
 // A VPC and a peering: a saved plan (a timeouts change of each, which no API call makes) applied after
 // the VPC was renamed in the console exits 0, and the next plan reverts the rename in place.
 func TestAccSavedPlan_vpcAndPeeringAfterOutOfBandRename(t *testing.T) {
