@@ -2,7 +2,8 @@ package provider
 
 // The one place for what every resource and data source needs around its own logic: the type name,
 // the provider data (Configure), the "provider not configured" guard, and, for resources, identity
-// kept in sync with state after Create, Read and Update, import by identity, and the analytics event
+// kept in sync with state after Create, Read and Update, the planned values kept after Create and
+// Update (planned.go), import by identity, and the analytics event
 // of each create, update and delete that succeeded. Each resource
 // implements its CRUD and embeds resourceBase; its constructor wraps it with manageResource, and
 // the wrapper does the rest, so no resource calls these by hand.
@@ -89,6 +90,7 @@ func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	m.impl.Create(ctx, req, resp)
+	keepPlannedState(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	if !isPlaceholder(ctx, resp.State) {
 		syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	}
@@ -135,6 +137,7 @@ func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	m.impl.Update(ctx, req, resp)
+	keepPlannedState(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	m.tracked(ctx, resp.Diagnostics, "update")
 }

@@ -70,6 +70,18 @@ func (pd *providerData) addError(ctx context.Context, diags *diag.Diagnostics, s
 	diags.AddError(summary, errorDetail(pd.explainForbidden(ctx, err)))
 }
 
+// updateFailed reports a failed update of object (e.g. "Service rp1pz7uyae"): a 404 (or a service
+// found DELETING or DELETED) says the object was deleted outside Terraform after the plan was made,
+// and that a new plan creates it; any other error is addError's.
+func (pd *providerData) updateFailed(ctx context.Context, diags *diag.Diagnostics, summary, object string, err error) {
+	if api.IsNotFound(err) || errors.Is(err, errDeletedOutside) {
+		diags.AddError(summary, fmt.Sprintf("%s no longer exists: it was deleted outside Terraform after this plan was made, so the "+
+			"saved plan cannot be applied. Run terraform plan again: the refresh sees it gone, and the new plan creates it.\n\n%s", object, err.Error()))
+		return
+	}
+	pd.addError(ctx, diags, summary, err)
+}
+
 // explainForbidden turns a 403 into "project_id X is not one the credentials may use (projects you may
 // use: a, b)", calling ListProjects once; any other error is returned as it is.
 func (pd *providerData) explainForbidden(ctx context.Context, err error) error {

@@ -341,12 +341,13 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	const summary = "Could not update read replica set"
 	serviceID, id, name := state.ServiceID.ValueString(), state.ID.ValueString(), state.Name.ValueString()
 	changed := false
+	object := fmt.Sprintf("Read replica set %s of service %s", id, serviceID)
 
 	if replicaSetTransitional(state.Status.ValueString()) {
 		// An earlier apply was interrupted before the set was active: finish that wait first.
 		changed = true
 		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active (resuming an interrupted apply)", nil); err != nil {
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 			return
 		}
 	}
@@ -364,24 +365,24 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 			Applied: replicaSetShows(r.pd, serviceID, id, resized),
 		})
 		if err != nil {
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 			return
 		}
 		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to finish resizing", resized); err != nil {
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 			return
 		}
 	}
 	settings, err := r.applySettings(ctx, plan, state.ID, state.ConnectionPoolerEnabled, state.Environment)
 	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
+		r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 		return
 	}
 	changed = changed || settings
 	if changed {
 		rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
 		if err != nil {
-			r.pd.addError(ctx, &resp.Diagnostics, summary, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 			return
 		}
 		plan.applyRecord(rs)

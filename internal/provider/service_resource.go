@@ -6,6 +6,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	id := cur.ID.ValueString()
-	fail := func(summary string, err error) { r.createFailed(ctx, resp, plan, cur, summary, err) }
+	fail := func(summary string, err error) { r.createFailed(ctx, resp, cur, summary, err) }
 
 	// 2. Wait for READY, then the steps the create call cannot take.
 	ready, err := waitServiceReady(ctx, r.pd, id, true)
@@ -150,11 +151,12 @@ func (r *serviceResource) createAndRecord(ctx context.Context, plan serviceResou
 
 // createFailed reports a failed step after the service exists. An interrupt (Ctrl-C) keeps the
 // service in state without an error, so Terraform does not taint it: the state holds what the plan
-// promised (Terraform checks it; an inconsistency is an error, and an error taints), the record's
-// values where the plan left them unknown, and the private flag makes the next plan run an update that
-// waits for the service and applies the rest (the password, which no refresh can show). Any other
-// error is an error, with the progress saved (Terraform taints the service).
-func (r *serviceResource) createFailed(ctx context.Context, resp *resource.CreateResponse, plan, cur serviceResourceModel, summary string, err error) {
+// promised (the wrapper keeps the planned values, planned.go; Terraform checks them, and an
+// inconsistency is an error, which taints), the record's values where the plan left them unknown,
+// and the private flag makes the next plan run an update that waits for the service and applies the
+// rest (the password, which no refresh can show). Any other error is an error, with the progress
+// saved (Terraform taints the service).
+func (r *serviceResource) createFailed(ctx context.Context, resp *resource.CreateResponse, cur serviceResourceModel, summary string, err error) {
 	pd, id := r.pd, cur.ID.ValueString()
 	if !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "Interrupted while waiting; the next apply resumes the wait",
 		fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
@@ -168,8 +170,7 @@ func (r *serviceResource) createFailed(ctx context.Context, resp *resource.Creat
 	if svc, gerr := pd.client.GetService(rctx, id); gerr == nil {
 		cur.applyRecord(svc, pd.client.ProjectID())
 	}
-	keepPlanned(&cur, &plan)
-	cur.forState()
+	cur.forState() // the wrapper writes the plan's known values over it (planned.go)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, []byte("true"))...)
 }
@@ -534,7 +535,7 @@ func waitServiceStatus(ctx context.Context, pd *providerData, id string, target 
 		case st == string(target):
 			return wait.PollResult[*api.Service]{Value: svc, Status: st, Done: true}, nil
 		case st == string(api.DELETED), st == string(api.DELETING):
-			return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was deleted outside Terraform", id, st)
+			return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was %w", id, st, errDeletedOutside)
 		case target == api.READY && st == string(api.PAUSED) && stale < staleOK:
 			stale++
 		case target == api.READY && (st == string(api.PAUSED) || st == string(api.PAUSING)):
@@ -551,6 +552,10 @@ func waitServiceStatus(ctx context.Context, pd *providerData, id string, target 
 		return wait.PollResult[*api.Service]{Value: svc, Status: st}, nil
 	})
 }
+
+// errDeletedOutside is the cause named when a wait finds the service being deleted or deleted: like
+// a 404, it ends an update (updateFailed says so).
+var errDeletedOutside = errors.New("deleted outside Terraform")
 
 // serviceStatusSettled reports whether a status in state needs no wait: READY, PAUSED, or none known
 // (and DELETING/DELETED, which no wait can fix).

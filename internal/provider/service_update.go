@@ -339,7 +339,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	actions, resumeCreate := updateActions(ctx, req, state, plan, passwordWO)
 	for _, a := range actions {
 		if err := a.run(ctx, r, id); err != nil {
-			pd.addError(ctx, &resp.Diagnostics, serviceCalls[a.Kind].update, err)
+			pd.updateFailed(ctx, &resp.Diagnostics, serviceCalls[a.Kind].update, "Service "+id, err)
 			r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 			return
 		}
@@ -362,16 +362,12 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		svc, err = pd.client.GetService(ctx, id)
 	}
 	if err != nil {
-		pd.addError(ctx, &resp.Diagnostics, "Could not read the service after the update", err)
+		pd.updateFailed(ctx, &resp.Diagnostics, "Could not read the service after the update", "Service "+id, err)
 		r.saveProgress(ctx, cur, &resp.State, &resp.Diagnostics)
 		return
 	}
 	out := plan
-	out.applyRecord(svc, pd.client.ProjectID())
-	if known(plan.Status) {
-		// The plan promised this status (READY after API calls, else the state's): the next refresh shows any later change.
-		out.Status = plan.Status
-	}
+	out.applyRecord(svc, pd.client.ProjectID()) // the wrapper keeps what the plan knew, the status included (planned.go)
 	out.InitialPassword = state.InitialPassword
 	out.forState()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &out)...)

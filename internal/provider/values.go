@@ -163,17 +163,6 @@ func nullUnknowns[M any](m *M) {
 	})
 }
 
-// keepPlanned sets every value the plan knows (null included) into m: the state a create returns must
-// match the plan wherever the plan was known.
-func keepPlanned[M any](m, plan *M) {
-	eachValue(m, plan, func(cur, planned attr.Value) attr.Value {
-		if planned != nil && !planned.IsUnknown() {
-			return planned
-		}
-		return cur
-	})
-}
-
 // connectionURI is the vendor's connection string of an endpoint, without a password:
 // postgresql://tsdbadmin@host:port/tsdb?sslmode=require. It is unknown while host or port is, and null
 // when there is no endpoint.

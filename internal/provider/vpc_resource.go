@@ -166,7 +166,7 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 	if !plan.Name.Equal(state.Name) {
 		vpc, err := r.pd.client.RenameVPC(ctx, state.ID.ValueString(), plan.Name.ValueString())
 		if err != nil {
-			r.pd.addError(ctx, &resp.Diagnostics, "Could not rename VPC", err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, "Could not rename VPC", "VPC "+state.ID.ValueString(), err)
 			return
 		}
 		plan.applyRecord(vpc)
