@@ -122,3 +122,17 @@ func (e *projectForbiddenError) Error() string {
 }
 
 func (e *projectForbiddenError) Unwrap() error { return e.cause }
+
+// errDeletedOutside is the cause named when a wait finds the service being deleted or deleted: like
+// a 404, it ends an update (updateFailed says so).
+var errDeletedOutside = errors.New("deleted outside Terraform")
+
+// serviceStatusSettled reports whether a status in state needs no wait: READY, PAUSED, or none known
+// (and DELETING/DELETED, which no wait can fix).
+func serviceStatusSettled(st string) bool {
+	switch st {
+	case "", string(api.READY), string(api.PAUSED), string(api.DELETING), string(api.DELETED):
+		return true
+	}
+	return false
+}

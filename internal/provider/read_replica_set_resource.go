@@ -48,14 +48,6 @@ func NewReadReplicaSetResource() resource.Resource {
 
 type readReplicaSetResource struct{ resourceBase }
 
-// readReplicaSetModel is the resource's model: the set's fields (replicaSetFields, mapped from a
-// record by applyRecord) and the arguments only the resource has.
-type readReplicaSetModel struct {
-	replicaSetFields
-	ServiceID types.String   `tfsdk:"service_id"`
-	Timeouts  timeouts.Value `tfsdk:"timeouts"`
-}
-
 func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A read replica set of a `dbcloud_service`: one or more read-only nodes with their own endpoint " +
@@ -428,45 +420,6 @@ func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.I
 
 // ---- model <-> API ----
 
-// applyRecord copies what the API reports into the model. Fields the record leaves out keep their value.
-func (m *replicaSetFields) applyRecord(rs *api.ReadReplicaSet) {
-	if rs == nil {
-		return
-	}
-	if rs.Name != nil {
-		m.Name = types.StringValue(*rs.Name)
-	}
-	if rs.Nodes != nil {
-		m.Nodes = int64Value(rs.Nodes)
-	}
-	if rs.CPUMillis != nil {
-		m.CPUMillis = int64Value(rs.CPUMillis)
-	}
-	if rs.MemoryGbs != nil {
-		m.MemoryGbs = int64Value(rs.MemoryGbs)
-	}
-	if env := replicaSetEnvironment(rs); env != "" {
-		m.Environment = types.StringValue(env)
-	}
-	if rs.Status != nil {
-		m.Status = types.StringValue(string(*rs.Status))
-	}
-	if ep := rs.Endpoint; ep != nil && deref(ep.Host) != "" {
-		m.Hostname = types.StringPointerValue(ep.Host)
-		m.Port = int64Value(ep.Port)
-	} else {
-		m.Hostname, m.Port = types.StringNull(), types.Int64Null()
-	}
-	m.ConnectionURI = connectionURI(m.Hostname, m.Port)
-	m.ConnectionPoolerEnabled = types.BoolValue(replicaSetPoolerEnabled(rs))
-	if replicaSetPoolerEnabled(rs) {
-		m.PoolerHostname = types.StringPointerValue(rs.ConnectionPooler.Endpoint.Host)
-		m.PoolerPort = int64Value(rs.ConnectionPooler.Endpoint.Port)
-	} else {
-		m.PoolerHostname, m.PoolerPort = types.StringNull(), types.Int64Null()
-	}
-}
-
 // replicaSetTransitional reports a status that turns active by waiting.
 func replicaSetTransitional(status string) bool {
 	switch api.ReplicaSetStatus(status) {
@@ -474,17 +427,6 @@ func replicaSetTransitional(status string) bool {
 		return true
 	}
 	return false
-}
-
-func replicaSetPoolerEnabled(rs *api.ReadReplicaSet) bool {
-	return rs != nil && rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil && deref(rs.ConnectionPooler.Endpoint.Host) != ""
-}
-
-func replicaSetEnvironment(rs *api.ReadReplicaSet) string {
-	if rs == nil || rs.Metadata == nil {
-		return ""
-	}
-	return deref(rs.Metadata.Environment)
 }
 
 // ---- API steps of create and update ----

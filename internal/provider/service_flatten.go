@@ -108,13 +108,6 @@ func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
 	}
 }
 
-// keepIfNull keeps the previous value of an input the record does not report.
-func keepIfNull[T attr.Value](dst *T, prev T) {
-	if (*dst).IsNull() {
-		*dst = prev
-	}
-}
-
 // forState makes the model storable: no unknown values, and no write-only password.
 func (m *serviceResourceModel) forState() {
 	nullUnknowns(m)
@@ -140,4 +133,4 @@ func serviceAddonsSet(addons []string) types.Set {
 	return types.SetValueMust(types.StringType, vals)
 }
 
-// replicaSetObjects, the read replica sets of a service: read_replica_set_flatten.go.
+// replicaSetObjects, the read replica sets of a service: read_replica_set_model.go.

@@ -6,7 +6,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -551,20 +550,6 @@ func waitServiceStatus(ctx context.Context, pd *providerData, id string, target 
 		}
 		return wait.PollResult[*api.Service]{Value: svc, Status: st}, nil
 	})
-}
-
-// errDeletedOutside is the cause named when a wait finds the service being deleted or deleted: like
-// a 404, it ends an update (updateFailed says so).
-var errDeletedOutside = errors.New("deleted outside Terraform")
-
-// serviceStatusSettled reports whether a status in state needs no wait: READY, PAUSED, or none known
-// (and DELETING/DELETED, which no wait can fix).
-func serviceStatusSettled(st string) bool {
-	switch st {
-	case "", string(api.READY), string(api.PAUSED), string(api.DELETING), string(api.DELETED):
-		return true
-	}
-	return false
 }
 
 // serviceDeleteBlocked says, after a DELETE answered 409, whether the conflict will not clear by

@@ -201,3 +201,10 @@ const (
 	serviceDatabaseRole = "tsdbadmin"
 	serviceDatabaseName = "tsdb"
 )
+
+// keepIfNull keeps the previous value of an input the record does not report.
+func keepIfNull[T attr.Value](dst *T, prev T) {
+	if (*dst).IsNull() {
+		*dst = prev
+	}
+}

@@ -40,13 +40,6 @@ func NewVPCPeeringResource() resource.Resource {
 
 type vpcPeeringResource struct{ resourceBase }
 
-// vpcPeeringModel is the resource's model: the peering's fields (peeringFields, mapped from a record
-// by applyRecord, vpc_peering_flatten.go) and its timeouts.
-type vpcPeeringModel struct {
-	peeringFields
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
-
 func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
 	nonEmpty := []validator.String{stringvalidator.LengthAtLeast(1)}

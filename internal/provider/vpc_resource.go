@@ -42,13 +42,6 @@ func NewVPCResource() resource.Resource {
 
 type vpcResource struct{ resourceBase }
 
-// vpcModel is the resource's model: the VPC's fields (vpcFields, mapped from a record by
-// applyRecord, vpc_flatten.go) and its timeouts.
-type vpcModel struct {
-	vpcFields
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
-
 func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A VPC of the project: a private IPv4 network that services attach to (`dbcloud_service.vpc_id`) " +

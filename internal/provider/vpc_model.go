@@ -1,9 +1,11 @@
 package provider
 
-// A VPC record mapped once (flattenVPC) for the dbcloud_vpc resource, the dbcloud_vpc and
-// dbcloud_vpcs data sources and the dbcloud_vpc list resource.
+// The dbcloud_vpc model, below its behaviour files: a VPC record mapped once (flattenVPC) for the
+// resource, the dbcloud_vpc and dbcloud_vpcs data sources and the list resource, and the resource's
+// model (vpcModel) that embeds those fields.
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -39,4 +41,11 @@ func (m *vpcModel) applyRecord(v *api.VPC) {
 	keepIfNull(&m.Name, prev.Name)
 	keepIfNull(&m.CIDR, prev.CIDR)
 	keepIfNull(&m.RegionCode, prev.RegionCode)
+}
+
+// vpcModel is the resource's model: the VPC's fields (vpcFields, mapped from a record by
+// applyRecord, vpc_model.go) and its timeouts.
+type vpcModel struct {
+	vpcFields
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }

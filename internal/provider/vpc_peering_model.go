@@ -1,9 +1,11 @@
 package provider
 
-// A peering record mapped once (flattenPeering) for the dbcloud_vpc_peering resource, the
-// dbcloud_vpc_peering and dbcloud_vpc_peerings data sources and the dbcloud_vpc_peering list resource.
+// The dbcloud_vpc_peering model, below its behaviour files: a peering record mapped once
+// (flattenPeering) for the resource, the dbcloud_vpc_peering and dbcloud_vpc_peerings data sources and
+// the list resource, and the resource's model (vpcPeeringModel) that embeds those fields.
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -52,4 +54,11 @@ func (m *vpcPeeringModel) applyRecord(p *api.Peering) {
 	keepIfNull(&m.PeerVPCID, prev.PeerVPCID)
 	keepIfNull(&m.Status, prev.Status)
 	keepIfNull(&m.ProvisionedID, prev.ProvisionedID)
+}
+
+// vpcPeeringModel is the resource's model: the peering's fields (peeringFields, mapped from a record
+// by applyRecord, vpc_peering_model.go) and its timeouts.
+type vpcPeeringModel struct {
+	peeringFields
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }

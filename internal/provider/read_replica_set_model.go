@@ -1,8 +1,13 @@
 package provider
 
+// The dbcloud_read_replica_set model, below its behaviour files: the set's fields (replicaSetFields,
+// shared by the resource, the data sources and the list resource, mapped from a record by applyRecord),
+// their object type, and the resource's model (readReplicaSetModel).
+
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -78,4 +83,62 @@ func replicaSetObjects(ctx context.Context, sets *[]api.ReadReplicaSet) (types.L
 		items = append(items, replicaSetData(&rs))
 	}
 	return types.ListValueFrom(ctx, replicaSetItemType, items)
+}
+
+// readReplicaSetModel is the resource's model: the set's fields (replicaSetFields, mapped from a
+// record by applyRecord) and the arguments only the resource has.
+type readReplicaSetModel struct {
+	replicaSetFields
+	ServiceID types.String   `tfsdk:"service_id"`
+	Timeouts  timeouts.Value `tfsdk:"timeouts"`
+}
+
+// applyRecord copies what the API reports into the model. Fields the record leaves out keep their value.
+func (m *replicaSetFields) applyRecord(rs *api.ReadReplicaSet) {
+	if rs == nil {
+		return
+	}
+	if rs.Name != nil {
+		m.Name = types.StringValue(*rs.Name)
+	}
+	if rs.Nodes != nil {
+		m.Nodes = int64Value(rs.Nodes)
+	}
+	if rs.CPUMillis != nil {
+		m.CPUMillis = int64Value(rs.CPUMillis)
+	}
+	if rs.MemoryGbs != nil {
+		m.MemoryGbs = int64Value(rs.MemoryGbs)
+	}
+	if env := replicaSetEnvironment(rs); env != "" {
+		m.Environment = types.StringValue(env)
+	}
+	if rs.Status != nil {
+		m.Status = types.StringValue(string(*rs.Status))
+	}
+	if ep := rs.Endpoint; ep != nil && deref(ep.Host) != "" {
+		m.Hostname = types.StringPointerValue(ep.Host)
+		m.Port = int64Value(ep.Port)
+	} else {
+		m.Hostname, m.Port = types.StringNull(), types.Int64Null()
+	}
+	m.ConnectionURI = connectionURI(m.Hostname, m.Port)
+	m.ConnectionPoolerEnabled = types.BoolValue(replicaSetPoolerEnabled(rs))
+	if replicaSetPoolerEnabled(rs) {
+		m.PoolerHostname = types.StringPointerValue(rs.ConnectionPooler.Endpoint.Host)
+		m.PoolerPort = int64Value(rs.ConnectionPooler.Endpoint.Port)
+	} else {
+		m.PoolerHostname, m.PoolerPort = types.StringNull(), types.Int64Null()
+	}
+}
+
+func replicaSetEnvironment(rs *api.ReadReplicaSet) string {
+	if rs == nil || rs.Metadata == nil {
+		return ""
+	}
+	return deref(rs.Metadata.Environment)
+}
+
+func replicaSetPoolerEnabled(rs *api.ReadReplicaSet) bool {
+	return rs != nil && rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil && deref(rs.ConnectionPooler.Endpoint.Host) != ""
 }
