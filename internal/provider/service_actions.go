@@ -122,6 +122,7 @@ func (a *serviceStateAction) Schema(ctx context.Context, _ action.SchemaRequest,
 
 func (a *serviceStateAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m serviceActionModel
+	progress := actionProgress(ctx, resp)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || notConfigured(a.pd, &resp.Diagnostics) {
 		return
@@ -132,20 +133,8 @@ func (a *serviceStateAction) Invoke(ctx context.Context, req action.InvokeReques
 		return
 	}
 	id, andWait := m.ServiceID.ValueString(), m.Wait.IsNull() || m.Wait.ValueBool()
-	progress := func(format string, args ...any) {
-		if resp.SendProgress != nil {
-			resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
-		}
-	}
-	// Status changes, from every wait of the action (the one before each call included): each status
-	// once, not again when the next wait starts where the last one ended.
 	var last string
-	ctx = wait.WithStatusReporter(ctx, func(what, status string) {
-		if status != last {
-			last = status
-			progress("waiting for %s: %s", what, status)
-		}
-	})
+	ctx = reportStatusChanges(ctx, progress, &last)
 	start := time.Now()
 
 	svc, err := a.pd.client.GetService(ctx, id)
@@ -259,4 +248,27 @@ func serviceActionSteps(op serviceOp, id, status string, andWait bool) ([]servic
 			"service is not its job. Nothing was sent. Use the dbcloud_service_resume action to start it", id, status)
 	}
 	return append([]serviceActionStep{stop, waitPaused, start}, onlyIf(andWait, waitReady)...), "", nil
+}
+
+// actionProgress is the progress messages of an action's Invoke (ctx is the request's). After Ctrl-C
+// nobody reads them any more (the plugin server has ended the action), and a send would block for
+// good: the action goes on (a lost answer is still looked for, say) without them.
+func actionProgress(ctx context.Context, resp *action.InvokeResponse) func(format string, args ...any) {
+	return func(format string, args ...any) {
+		if resp.SendProgress != nil && ctx.Err() == nil {
+			resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
+		}
+	}
+}
+
+// reportStatusChanges makes every wait under ctx (the one before each call included) say each status
+// once through progress, not again when the next wait starts where the last one ended; *last is the
+// status said last, which the action sets too when it read one itself.
+func reportStatusChanges(ctx context.Context, progress func(format string, args ...any), last *string) context.Context {
+	return wait.WithStatusReporter(ctx, func(what, status string) {
+		if status != *last {
+			*last = status
+			progress("waiting for %s: %s", what, status)
+		}
+	})
 }

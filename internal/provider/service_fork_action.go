@@ -194,7 +194,7 @@ func defaultForkName(source string, now time.Time) string {
 
 func (a *serviceForkAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m serviceForkActionModel
-	stream := ctx // the request's: done once Terraform asked the provider to stop (Ctrl-C)
+	progress := actionProgress(ctx, resp) // the request's context: done after Ctrl-C
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || notConfigured(a.pd, &resp.Diagnostics) {
 		return
@@ -204,23 +204,11 @@ func (a *serviceForkAction) Invoke(ctx context.Context, req action.InvokeRequest
 	if !ok {
 		return
 	}
-	run := &forkRun{a: a, m: m, diags: &resp.Diagnostics, start: time.Now()}
+	run := &forkRun{a: a, m: m, diags: &resp.Diagnostics, progress: progress, start: time.Now()}
 	// Until the copy is made, the provider refuses to delete the source in this run (finalCopies).
 	end := a.pd.copies.start(m.ServiceID.ValueString())
 	defer func() { end(firstErrorOf(resp.Diagnostics)) }()
-	// After Ctrl-C nobody reads progress any more (the plugin server has ended the action), and a
-	// send would block for good: the action goes on (a lost answer is still looked for) without it.
-	run.progress = func(format string, args ...any) {
-		if resp.SendProgress != nil && stream.Err() == nil {
-			resp.SendProgress(action.InvokeProgressEvent{Message: fmt.Sprintf(format, args...)})
-		}
-	}
-	ctx = wait.WithStatusReporter(ctx, func(what, status string) {
-		if status != run.last {
-			run.last = status
-			run.progress("waiting for %s: %s", what, status)
-		}
-	})
+	ctx = reportStatusChanges(ctx, run.progress, &run.last)
 	src, ok := run.source(ctx)
 	if !ok {
 		return
