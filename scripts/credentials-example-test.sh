@@ -21,73 +21,18 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
+# shellcheck source=scripts/emulator-lib.sh
+source scripts/emulator-lib.sh
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_output TF_WORKSPACE TF_DATA_DIR
 unset PGHOST PGPORT PGUSER PGDATABASE PGPASSWORD PGSSLMODE PGSERVICE PGOPTIONS
 
 require_terraform
 command -v psql >/dev/null 2>&1 || die "psql not found (apt-get install postgresql-client)"
-bin_dir="${BIN_DIR:-$repo/bin}"
-mkdir -p "$bin_dir"
-bin_dir="$(cd "$bin_dir" && pwd)"
 work="$LIB_TMP"
-
-log "building the provider and the emulator"
-go build -o "$bin_dir/terraform-provider-dbcloud" .
-go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
-
-emu_pid=""
-emu_log="$work/emulator.log"
-passed=0
-failed=0
-on_exit() {
-	local rc=$?
-	if [[ -n "$emu_pid" ]]; then
-		kill -TERM "$emu_pid" 2>/dev/null || true
-		wait "$emu_pid" 2>/dev/null || true
-	fi
-	if [[ $rc -ne 0 && -s "$emu_log" ]]; then
-		echo "last lines of the emulator log:" >&2
-		tail -n 20 "$emu_log" | sed 's/^/    /' >&2
-	fi
-	rm -rf "$LIB_TMP"
-	exit "$rc"
-}
-trap on_exit EXIT
-
-ok() {
-	echo "  ok    $*"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "  FAIL  $*"
-	failed=$((failed + 1))
-}
-# check DESCRIPTION COMMAND...: runs the command, counts the result.
-check() {
-	local what="$1"
-	shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
-
+build_provider_and_emulator
 project_id="creds0001"
-"$work/dbcloud-emulator" -addr 127.0.0.1:0 -access-key test-access -secret-key test-secret \
-	-projects "$project_id" -timing fast -postgres on \
-	>"$work/emulator.out" 2>"$emu_log" </dev/null &
-emu_pid=$!
-base_url=""
-for _ in $(seq 600); do # up to 60s (initdb on a loaded machine)
-	base_url="$(head -n1 "$work/emulator.out" 2>/dev/null || true)"
-	[[ "$base_url" == http://*/v1 ]] && break
-	base_url=""
-	kill -0 "$emu_pid" 2>/dev/null || die "the emulator exited during start-up: $(cat "$emu_log")"
-	sleep 0.1
-done
-[[ -n "$base_url" ]] || die "the emulator did not print its URL within 60s."
-log "emulator on $base_url (PostgreSQL behind it)"
-
-export DBCLOUD_BASE_URL="$base_url" DBCLOUD_ACCESS_KEY=test-access DBCLOUD_SECRET_KEY=test-secret DBCLOUD_PROJECT_ID="$project_id"
-unset DBCLOUD_ANALYTICS
-use_cli_config "$bin_dir"
+start_emulator test-access test-secret "$project_id" on
+$emu_postgres || die "the emulator runs without PostgreSQL: this example needs it"
 
 dir="$work/connecting"
 mkdir -p "$dir"
@@ -108,8 +53,7 @@ if TF_LOG=trace TF_LOG_PATH="$work/trace.log" tf apply -auto-approve -input=fals
 else
 	cat "$work/apply.log"
 	fail "apply"
-	log "credentials-example: $passed passed, $failed failed"
-	echo "credentials-example: $passed passed, $failed failed"
+	summary credentials-example
 	exit 1
 fi
 
@@ -171,5 +115,4 @@ else
 	fail "destroy"
 fi
 
-echo "credentials-example: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+summary credentials-example

@@ -17,72 +17,28 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
+# shellcheck source=scripts/emulator-lib.sh
+source scripts/emulator-lib.sh
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_show TF_CLI_ARGS_output TF_WORKSPACE TF_DATA_DIR
-unset DBCLOUD_ANALYTICS DBCLOUD_USER_AGENT DBCLOUD_MAX_RETRIES DBCLOUD_REQUEST_TIMEOUT
 
 require_terraform
 command -v curl >/dev/null 2>&1 || die "curl not found (apt-get install curl)"
 # drift-check.sh reads the refresh-only plan with jq (see the script).
 command -v jq >/dev/null 2>&1 || die "jq not found (apt-get install jq)"
-bin_dir="${BIN_DIR:-$repo/bin}"
-mkdir -p "$bin_dir"
-bin_dir="$(cd "$bin_dir" && pwd)"
 work="$LIB_TMP"
-
-log "building the provider and the emulator"
-go build -o "$bin_dir/terraform-provider-dbcloud" .
-go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
-
-emu_pid=""
-emu_log="$work/emulator.log"
-on_exit() {
-	local rc=$?
-	if [[ -n "$emu_pid" ]]; then
-		kill -TERM "$emu_pid" 2>/dev/null || true
-		wait "$emu_pid" 2>/dev/null || true
-	fi
-	rm -rf "$LIB_TMP"
-	exit "$rc"
-}
-trap on_exit EXIT
-
+build_provider_and_emulator
 access_key=pipeline-access
 secret_key=pipeline-secret
 project_id=pipeline01
-"$work/dbcloud-emulator" -addr 127.0.0.1:0 -access-key "$access_key" -secret-key "$secret_key" \
-	-projects "$project_id" -timing fast -postgres off \
-	>"$work/emulator.out" 2>"$emu_log" </dev/null &
-emu_pid=$!
-base_url=""
-for _ in $(seq 300); do # up to 30s
-	base_url="$(head -n1 "$work/emulator.out" 2>/dev/null || true)"
-	[[ "$base_url" == http://*/v1 ]] && break
-	base_url=""
-	kill -0 "$emu_pid" 2>/dev/null || die "the emulator exited during start-up: $(cat "$emu_log")"
-	sleep 0.1
-done
-[[ -n "$base_url" ]] || die "the emulator did not print its URL within 30s."
-log "emulator on $base_url"
+start_emulator "$access_key" "$secret_key" "$project_id" off
 
 # The pipeline's environment: credentials from the environment, TF_IN_AUTOMATION.
-export DBCLOUD_BASE_URL="$base_url" DBCLOUD_ACCESS_KEY="$access_key" DBCLOUD_SECRET_KEY="$secret_key" DBCLOUD_PROJECT_ID="$project_id"
 export TF_IN_AUTOMATION=1 TERRAFORM
-use_cli_config "$bin_dir"
 
 dir="$work/pipeline"
 mkdir -p "$dir"
 cp "$repo/examples/pipelines/main.tf" "$repo"/examples/pipelines/*.sh "$dir/"
 
-passed=0
-failed=0
-ok() {
-	echo "  ok    $*"
-	passed=$((passed + 1))
-}
-fail() {
-	echo "  FAIL  $*"
-	failed=$((failed + 1))
-}
 # run NAME CMD...: runs CMD in the working directory, its output in $work/NAME.log;
 # sets rc to its exit status.
 run() {
@@ -170,5 +126,4 @@ if [[ $rc -eq 0 ]]; then ok "drift-check.sh after the apply: exit 0"; else
 	show drift0b
 fi
 
-echo "pipeline: $passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+summary pipeline

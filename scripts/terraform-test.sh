@@ -19,62 +19,17 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
+# shellcheck source=scripts/emulator-lib.sh
+source scripts/emulator-lib.sh
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_output TF_CLI_ARGS_test TF_WORKSPACE TF_DATA_DIR
 
 require_terraform
-bin_dir="${BIN_DIR:-$repo/bin}"
-mkdir -p "$bin_dir"
-bin_dir="$(cd "$bin_dir" && pwd)"
 work="$LIB_TMP"
 color=(-no-color)
-
-log "building the provider and the emulator"
-go build -o "$bin_dir/terraform-provider-dbcloud" .
-go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
-
-emu_pid=""
-emu_log="$work/emulator.log"
-stop_emulator() {
-	if [[ -n "$emu_pid" ]]; then
-		kill -TERM "$emu_pid" 2>/dev/null || true
-		wait "$emu_pid" 2>/dev/null || true
-		emu_pid=""
-	fi
-}
-on_exit() {
-	local rc=$?
-	stop_emulator
-	if [[ $rc -ne 0 && -s "$emu_log" ]]; then
-		echo "last lines of the emulator log:" >&2
-		tail -n 20 "$emu_log" | sed 's/^/    /' >&2
-	fi
-	rm -rf "$LIB_TMP"
-	exit "$rc"
-}
-trap on_exit EXIT
-
+build_provider_and_emulator
 project_id="offline01"
-"$work/dbcloud-emulator" -addr 127.0.0.1:0 -access-key test-access -secret-key test-secret \
-	-projects "$project_id" -timing fast -postgres "${TERRAFORM_TEST_POSTGRES:-auto}" \
-	>"$work/emulator.out" 2>"$emu_log" </dev/null &
-emu_pid=$!
-base_url=""
-t0=$(date +%s.%N)
-for _ in $(seq 600); do # up to 60s (initdb on a loaded machine)
-	base_url="$(head -n1 "$work/emulator.out" 2>/dev/null || true)"
-	[[ "$base_url" == http://*/v1 ]] && break
-	base_url=""
-	kill -0 "$emu_pid" 2>/dev/null || die "the emulator exited during start-up: $(cat "$emu_log")"
-	sleep 0.1
-done
-[[ -n "$base_url" ]] || die "the emulator did not print its URL within 60s."
-postgres=false
-grep -q 'pgbackend: PostgreSQL (' "$emu_log" && postgres=true
-log "emulator on $base_url (PostgreSQL behind it: $postgres; up in $(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || echo 0)")s)"
-
-export DBCLOUD_BASE_URL="$base_url" DBCLOUD_ACCESS_KEY=test-access DBCLOUD_SECRET_KEY=test-secret DBCLOUD_PROJECT_ID="$project_id"
-unset DBCLOUD_ANALYTICS
-use_cli_config "$bin_dir"
+start_emulator test-access test-secret "$project_id" "${TERRAFORM_TEST_POSTGRES:-auto}"
+postgres=$emu_postgres
 
 # ---- 1. terraform test ------------------------------------------------------------
 dir="$work/offline-testing"
