@@ -20,7 +20,7 @@ func mixedStackConfig(srv *emulator.Server, vpcs, services int) string {
 	return `
 terraform {
   required_providers {
-    dbcloud = { source = "dbcloud/dbcloud" }
+    dbcloud = { source = "registry.terraform.io/dbcloud/dbcloud" }
   }
 }
 ` + providerBlock(srv) + fmt.Sprintf(`
