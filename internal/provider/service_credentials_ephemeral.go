@@ -213,16 +213,11 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 
-	ttl := credentialsDefaultTTL
-	if !m.TTL.IsNull() {
-		ttl, _ = time.ParseDuration(m.TTL.ValueString()) // validated
-	}
-	var roles []string
-	resp.Diagnostics.Append(m.MemberOf.ElementsAs(ctx, &roles, false)...)
+	spec, diags := m.loginSpec(ctx)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	slices.Sort(roles)
 
 	svc, ok := r.primaryService(ctx, m.ServiceID.ValueString(), &resp.Diagnostics)
 	if !ok {
@@ -236,22 +231,14 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	}
 	target.adminPassword = adminPassword
 
-	username, err := randomString(credentialsUserPrefix, "abcdefghijklmnopqrstuvwxyz0123456789", 12)
-	if err == nil {
-		var pw string
-		pw, err = randomString("", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 40)
-		target.login, target.loginPassword = username, pw
-	}
-	if err != nil {
+	if err := target.newLogin(); err != nil {
 		resp.Diagnostics.AddError("Could not generate the login", err.Error())
 		return
 	}
+	username := target.login
 	ctx = tflog.MaskMessageStrings(ctx, target.loginPassword)
+	ctx = tflog.MaskAllFieldValuesStrings(ctx, target.loginPassword)
 
-	spec := loginSpec{ttl: ttl, readOnly: m.ReadOnly.ValueBool(), memberOf: roles}
-	if !m.StatementTimeout.IsNull() {
-		spec.statementTimeout, _ = time.ParseDuration(m.StatementTimeout.ValueString()) // validated
-	}
 	expires, err := r.createLogin(ctx, target, spec)
 	if err != nil {
 		resp.Diagnostics.AddError("Could not create a login on service "+deref(svc.ServiceID), target.mask(err.Error()))
@@ -259,20 +246,55 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	}
 	tflog.Info(ctx, "dbcloud_service_credentials: login created", map[string]any{"service_id": deref(svc.ServiceID), "username": username, "expires_at": expires.Format(time.RFC3339)})
 
-	m.Username = types.StringValue(username)
-	m.Password = types.StringValue(target.loginPassword)
-	m.ConnectionURI = types.StringValue(loginURI(host, port, username, target.loginPassword))
-	m.PoolerConnectionURI = types.StringNull()
-	if p := svc.ConnectionPooler; p != nil && p.Endpoint != nil && deref(p.Endpoint.Host) != "" {
-		m.PoolerConnectionURI = types.StringValue(loginURI(deref(p.Endpoint.Host), deref(p.Endpoint.Port), username, target.loginPassword))
-	}
-	m.ExpiresAt = types.StringValue(expires.UTC().Format(time.RFC3339))
+	m.setResult(svc, target, expires)
 	resp.Diagnostics.Append(resp.Result.Set(ctx, &m)...)
 
 	// Close needs the admin password again: it stays in this process (never in Terraform's private data).
 	token := openLogins.add(target)
 	b, _ := json.Marshal(credentialsPrivate{Token: token, ServiceID: deref(svc.ServiceID), Username: username, ExpiresAt: m.ExpiresAt.ValueString()})
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, credentialsPrivateKey, b)...)
+}
+
+// loginSpec is what the configuration asks of the login (ttl, member_of sorted, read_only,
+// statement_timeout); the durations were validated at plan time.
+func (m *serviceCredentialsModel) loginSpec(ctx context.Context) (loginSpec, diag.Diagnostics) {
+	spec := loginSpec{ttl: credentialsDefaultTTL, readOnly: m.ReadOnly.ValueBool()}
+	if !m.TTL.IsNull() {
+		spec.ttl, _ = time.ParseDuration(m.TTL.ValueString())
+	}
+	if !m.StatementTimeout.IsNull() {
+		spec.statementTimeout, _ = time.ParseDuration(m.StatementTimeout.ValueString())
+	}
+	diags := m.MemberOf.ElementsAs(ctx, &spec.memberOf, false)
+	slices.Sort(spec.memberOf)
+	return spec, diags
+}
+
+// setResult fills the results of a login made on svc (the password goes into the URIs too).
+func (m *serviceCredentialsModel) setResult(svc *api.Service, t *loginTarget, expires time.Time) {
+	host, port := deref(svc.Endpoint.Host), deref(svc.Endpoint.Port)
+	m.Username = types.StringValue(t.login)
+	m.Password = types.StringValue(t.loginPassword)
+	m.ConnectionURI = types.StringValue(loginURI(host, port, t.login, t.loginPassword))
+	m.PoolerConnectionURI = types.StringNull()
+	if p := svc.ConnectionPooler; p != nil && p.Endpoint != nil && deref(p.Endpoint.Host) != "" {
+		m.PoolerConnectionURI = types.StringValue(loginURI(deref(p.Endpoint.Host), deref(p.Endpoint.Port), t.login, t.loginPassword))
+	}
+	m.ExpiresAt = types.StringValue(expires.UTC().Format(time.RFC3339))
+}
+
+// newLogin generates the login's name (recognisable: the prefix, then random) and its password.
+func (t *loginTarget) newLogin() error {
+	username, err := randomString(credentialsUserPrefix, "abcdefghijklmnopqrstuvwxyz0123456789", 12)
+	if err != nil {
+		return err
+	}
+	pw, err := randomString("", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 40)
+	if err != nil {
+		return err
+	}
+	t.login, t.loginPassword = username, pw
+	return nil
 }
 
 // primaryService reads the service and checks that logins can be made on it: a primary (not a
