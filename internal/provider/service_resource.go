@@ -367,11 +367,16 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.AddError(standbySummary, err.Error())
 		return
 	}
+	prior := state
 	state, derived := readRecord(state, svc, r.pd.client.ProjectID())
 	if derived {
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, []byte("true"))...)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	// The framework starts resp.State as the prior state: an unchanged service (most services of most
+	// refreshes) needs no Set, which is most of a Read's cost.
+	if derived || !sameValues(&state, &prior) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
 }
 
 // readRecord is what Read makes of a state and the record the API answered for it: the new state,

@@ -112,6 +112,20 @@ func eachValue[M any](dst, src *M, fn func(cur, from attr.Value) attr.Value) {
 	eachField(reflect.ValueOf(dst).Elem(), sv, fn)
 }
 
+// sameValues reports whether every attribute value of a equals b's (attr.Value Equal, nested
+// values included): a Read whose record changed nothing can leave the state as it is.
+func sameValues[M any](a, b *M) bool {
+	same := true
+	cp := *a
+	eachValue(&cp, b, func(cur, from attr.Value) attr.Value {
+		if same && (from == nil || !cur.Equal(from)) {
+			same = false
+		}
+		return cur
+	})
+	return same
+}
+
 func eachField(dv, sv reflect.Value, fn func(cur, from attr.Value) attr.Value) {
 	for i := range dv.NumField() {
 		f := dv.Field(i)
