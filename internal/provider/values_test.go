@@ -19,10 +19,12 @@ func TestSameValues(t *testing.T) {
 		t.Fatal("a copy is not the same")
 	}
 	for name, change := range map[string]func(m *serviceResourceModel){
-		"embedded field":      func(m *serviceResourceModel) { m.Name = types.StringValue("orders-console") },
-		"number":              func(m *serviceResourceModel) { m.CPUMillis = types.Int64Value(2000) },
-		"null":                func(m *serviceResourceModel) { m.CPUMillis = types.Int64Null() },
-		"set element":         func(m *serviceResourceModel) { m.Addons = types.SetValueMust(types.StringType, []attr.Value{types.StringValue("ai")}) },
+		"embedded field": func(m *serviceResourceModel) { m.Name = types.StringValue("orders-console") },
+		"number":         func(m *serviceResourceModel) { m.CPUMillis = types.Int64Value(2000) },
+		"null":           func(m *serviceResourceModel) { m.CPUMillis = types.Int64Null() },
+		"set element": func(m *serviceResourceModel) {
+			m.Addons = types.SetValueMust(types.StringType, []attr.Value{types.StringValue("ai")})
+		},
 		"resource-only field": func(m *serviceResourceModel) { m.DeletionProtection = types.BoolValue(false) },
 	} {
 		got := base
