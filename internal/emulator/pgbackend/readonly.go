@@ -57,24 +57,9 @@ var readOnlySetup = []string{
 
 	isReadOnlySession,
 
-	`CREATE FUNCTION timescale_functions.refuse_write() RETURNS trigger
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-	BEGIN
-	  IF timescale_functions.is_read_only_session() THEN
-	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', TG_OP
-	      USING ERRCODE = '25006', HINT = 'This login is read-only (` + ReadOnlyRoleSetting + `).';
-	  END IF;
-	  RETURN NULL;
-	END $$`,
-
-	`CREATE FUNCTION timescale_functions.refuse_ddl() RETURNS event_trigger
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-	BEGIN
-	  IF timescale_functions.is_read_only_session() THEN
-	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', tg_tag
-	      USING ERRCODE = '25006', HINT = 'This login is read-only (` + ReadOnlyRoleSetting + `).';
-	  END IF;
-	END $$`,
+	readOnlyHint,
+	refuseWrite,
+	refuseDDL,
 
 	`CREATE FUNCTION timescale_functions.guard_new_tables() RETURNS event_trigger
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
@@ -145,6 +130,43 @@ var isReadOnlySession = `CREATE OR REPLACE FUNCTION timescale_functions.is_read_
 	        WHERE roleid = (SELECT oid FROM pg_roles WHERE rolname = session_user));
 	END $$`
 
+// readOnlyHint names the setting that makes the session read-only: the connection option (the
+// session was opened with it) or the role's flag.
+var readOnlyHint = `CREATE OR REPLACE FUNCTION timescale_functions.read_only_hint() RETURNS text
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
+	DECLARE
+	  now_value text := current_setting('` + ReadOnlyOption + `', true);
+	  opened_with text;
+	BEGIN
+	  RESET ` + ReadOnlyOption + `;
+	  opened_with := current_setting('` + ReadOnlyOption + `', true);
+	  PERFORM set_config('` + ReadOnlyOption + `', coalesce(now_value, 'off'), false);
+	  IF lower(coalesce(opened_with, 'off')) IN ('on', 'true', 'yes', '1') THEN
+	    RETURN 'This session was opened with ` + ReadOnlyOption + ` = true (read_only_connection_uri): it stays read-only; connect without the option to write.';
+	  END IF;
+	  RETURN 'This login is read-only (` + ReadOnlyRoleSetting + `): use a login that is not read-only to write.';
+	END $$`
+
+// refuseWrite is the tables' trigger function; refuseDDL the event trigger's.
+var refuseWrite = `CREATE OR REPLACE FUNCTION timescale_functions.refuse_write() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	BEGIN
+	  IF timescale_functions.is_read_only_session() THEN
+	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', TG_OP
+	      USING ERRCODE = '25006', HINT = timescale_functions.read_only_hint();
+	  END IF;
+	  RETURN NULL;
+	END $$`
+
+var refuseDDL = `CREATE OR REPLACE FUNCTION timescale_functions.refuse_ddl() RETURNS event_trigger
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	BEGIN
+	  IF timescale_functions.is_read_only_session() THEN
+	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', tg_tag
+	      USING ERRCODE = '25006', HINT = timescale_functions.read_only_hint();
+	  END IF;
+	END $$`
+
 // largeObjectWriters are the functions that make, change or remove large objects.
 const largeObjectWriters = `lo_create(oid), lo_creat(integer), lo_from_bytea(oid, bytea), lo_put(oid, bigint, bytea),
 	lowrite(integer, bytea), lo_truncate(integer, integer), lo_truncate64(integer, bigint), lo_unlink(oid)`
@@ -182,6 +204,9 @@ var grantTsdbadminToRole = `CREATE OR REPLACE FUNCTION timescale_functions.grant
 // timescale_functions.pooler_auth) up to date; every statement may run again.
 var readOnlyUpgrade = []string{
 	isReadOnlySession,
+	readOnlyHint,
+	refuseWrite,
+	refuseDDL,
 	grantTsdbadminToRole,
 	`REVOKE EXECUTE ON FUNCTION ` + largeObjectWriters + ` FROM PUBLIC`,
 	`GRANT EXECUTE ON FUNCTION ` + largeObjectWriters + ` TO ` + AdminUser,

@@ -2,11 +2,13 @@ package pgbackend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestReadOnlyEscapes: every way out of a read-only session that the live service closes is
@@ -117,6 +119,25 @@ func TestReadOnlyEscapes(t *testing.T) {
 			}
 		})
 	}
+	// The error's hint names the setting that makes the session read-only.
+	for i, want := range []string{ReadOnlyRoleSetting, ReadOnlyRoleSetting, ReadOnlyOption} {
+		conn, err := sessions[i].open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stmts := []string{"INSERT INTO things (v) VALUES ('x')", "CREATE TABLE hinted (v text)"}
+		if i == 1 { // no privilege to write: refused before the read-only check (42501)
+			stmts = stmts[1:]
+		}
+		for _, stmt := range stmts {
+			_, err = conn.Exec(ctx, stmt)
+			var pgErr *pgconn.PgError
+			if !errors.As(err, &pgErr) || pgErr.Code != "25006" || !strings.Contains(pgErr.Hint, want) {
+				t.Errorf("%s: %s: %v (hint %q), want SQLSTATE 25006 with a hint naming %s", sessions[i].name, stmt, err, hintOf(err), want)
+			}
+		}
+		_ = conn.Close(ctx)
+	}
 	if n := queryString(t, admin, "SELECT count(*)::text FROM things"); n != "1" {
 		t.Errorf("things has %s rows after the refused writes, want 1", n)
 	}
@@ -154,4 +175,12 @@ var notClosedOnPostgreSQL15 = map[string]bool{
 	// extension's read-only transaction refuses nextval.
 	"read-only login/nextval": true,
 	"read-only login/setval":  true,
+}
+
+func hintOf(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Hint
+	}
+	return ""
 }
