@@ -533,7 +533,13 @@ func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, a
 		<-done
 		return buf.String(), -1, fmt.Errorf("still running after %s", r.cfg.BlockTimeout)
 	}
-	if procs := groupProcs(cmd.Process.Pid); len(procs) > 0 {
+	// A process that its block stopped on the way out may take a moment to go.
+	procs := groupProcs(cmd.Process.Pid)
+	for i := 0; i < 20 && len(procs) > 0; i++ {
+		time.Sleep(100 * time.Millisecond)
+		procs = groupProcs(cmd.Process.Pid)
+	}
+	if len(procs) > 0 {
 		killGroup(cmd.Process.Pid)
 		buf.WriteString("\n" + leftoverMark + strings.Join(procs, "; ") + "\n")
 	}
