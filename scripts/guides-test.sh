@@ -32,6 +32,8 @@ go build -o "$LIB_TMP/pagetest" ./internal/pagetest/cmd/pagetest
 
 next_tf="${TOOLS_DIR:-$PWD/.tools}/terraform-${TERRAFORM_NEXT_VERSION:-1.16.4}/terraform"
 [[ -x "$next_tf" ]] || next_tf=""
+tofu="${TOOLS_DIR:-$PWD/.tools}/tofu-${TOFU_VERSION:-1.12.6}/tofu"
+[[ -x "$tofu" ]] || tofu=""
 
 pages=("$@")
 fixtures=()
@@ -45,6 +47,6 @@ fi
 
 verbose=()
 [[ "${GUIDES_VERBOSE:-}" == 1 ]] && verbose=(-v)
-"$LIB_TMP/pagetest" -name guides -terraform "$TERRAFORM" -terraform-next "$next_tf" \
+"$LIB_TMP/pagetest" -name guides -terraform "$TERRAFORM" -terraform-next "$next_tf" -tofu "$tofu" \
 	-provider-dir "$bin_dir" -emulator "$LIB_TMP/dbcloud-emulator" -postgres "${GUIDES_POSTGRES:-auto}" \
 	"${verbose[@]}" "${pages[@]}" "${fixtures[@]}"

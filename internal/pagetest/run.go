@@ -22,6 +22,7 @@ import (
 type Config struct {
 	Terraform     string // the Terraform CLI a reader runs (terraform on PATH)
 	TerraformNext string // a Terraform >= 1.16 for pages with actions, list resources or query ("" when missing)
+	Tofu          string // OpenTofu, as `tofu` on the blocks' PATH ("" when missing: blocks that run tofu fail)
 	ProviderDir   string // the directory holding the provider build (bin/), named in the dev_overrides
 	Emulator      string // the emulator binary; started for every page on a free loopback port
 	Postgres      string // the emulator's -postgres mode (auto, on, off)
@@ -69,6 +70,9 @@ func RunPage(cfg Config, page *Page) Result {
 	if reason, ok := page.Options["skip"]; ok {
 		r.printf("  skip  %s (%s)\n", page.Path, reason)
 		r.res.Skipped++
+		return r.res
+	}
+	if !runnable(page) {
 		return r.res
 	}
 	r.cli = cfg.Terraform
@@ -125,6 +129,16 @@ func (r *pageRun) expectedFailure() Result {
 	return Result{Failed: 1, Blocks: r.res.Blocks, Errors: []string{r.page.Path + ": did not fail as expected"}}
 }
 
+// runnable: the page has a block the runner writes or runs.
+func runnable(p *Page) bool {
+	for _, b := range p.Blocks {
+		if k, _, err := Classify(b); err != nil || k == KindFile || k == KindShell || k == KindScript {
+			return true
+		}
+	}
+	return false
+}
+
 var nextRe = regexp.MustCompile(`(?m)^\s*(action|list)\s+"|action_trigger|terraform query|\.tfquery\.hcl`)
 
 func needsNext(p *Page) bool {
@@ -159,6 +173,11 @@ func (r *pageRun) setup() error {
 	if err := os.Symlink(r.cfg.Emulator, filepath.Join(r.shims, "dbcloud-emulator")); err != nil {
 		return err
 	}
+	if r.cfg.Tofu != "" {
+		if err := os.Symlink(r.cfg.Tofu, filepath.Join(r.shims, "tofu")); err != nil {
+			return err
+		}
+	}
 	failing := "#!/bin/sh\necho \"pagetest: terraform $* fails here on purpose (does the caller notice?)\" >&2\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(r.failBin, "terraform"), []byte(failing), 0o755); err != nil {
 		return err
@@ -167,7 +186,8 @@ func (r *pageRun) setup() error {
 	tfrc := filepath.Join(r.root, "dbcloud-dev.tfrc")
 	var b strings.Builder
 	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	for _, addr := range []string{"registry.terraform.io/dbcloud/dbcloud", "registry.terraform.io/hashicorp/dbcloud"} {
+	for _, addr := range []string{"registry.terraform.io/dbcloud/dbcloud", "registry.terraform.io/hashicorp/dbcloud",
+		"registry.opentofu.org/dbcloud/dbcloud", "registry.opentofu.org/hashicorp/dbcloud"} {
 		fmt.Fprintf(&b, "    %q = %q\n", addr, r.cfg.ProviderDir)
 	}
 	b.WriteString("  }\n  direct {}\n}\n")
@@ -205,7 +225,44 @@ func (r *pageRun) setup() error {
 	if err := os.WriteFile(filepath.Join(r.state, "cwd"), []byte(r.work), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(r.state, "env"), nil, 0o644)
+	if err := os.WriteFile(filepath.Join(r.state, "env"), nil, 0o644); err != nil {
+		return err
+	}
+	if setup := r.page.Options["setup"]; setup != "" {
+		return r.setupScript(setup)
+	}
+	return nil
+}
+
+// setupScript runs a page's setup script (setup=PATH, relative to the repository
+// root): what the reader has before the page starts, such as objects to import. It
+// runs with bash and the page's environment, in a directory of its own; each
+// KEY=VALUE line it writes to $PAGETEST_VARS becomes a value that sub= may use.
+func (r *pageRun) setupScript(script string) error {
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(r.root, "setup")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	varsFile := filepath.Join(r.root, "setup.vars")
+	env := append(append([]string{}, r.env...), "PAGETEST_VARS="+varsFile)
+	out, code, err := r.exec(dir, env, nil, "bash", abs)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit %d", code)
+	}
+	if err != nil {
+		return fmt.Errorf("setup %s: %w\n%s", script, err, indent(tail(out, 40)))
+	}
+	b, _ := os.ReadFile(varsFile)
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
+			r.vars[k] = v
+		}
+	}
+	return nil
 }
 
 func (r *pageRun) startEmulator() (string, error) {
@@ -285,6 +342,12 @@ func (r *pageRun) run() {
 			r.fail(what, err.Error(), "")
 			continue
 		}
+		if d := b.Marker["dir"]; d != "" && kind != KindShown && kind != KindSkip {
+			if err := r.chdir(d); err != nil {
+				r.fail(what, err.Error(), "")
+				continue
+			}
+		}
 		switch kind {
 		case KindShown:
 			continue
@@ -340,6 +403,20 @@ func (r *pageRun) cwd() string {
 	return strings.TrimSpace(string(b))
 }
 
+// chdir makes dir (relative to the page's first directory) the current one: a
+// section of the page that starts a configuration of its own.
+func (r *pageRun) chdir(dir string) error {
+	clean := filepath.Clean(dir)
+	if filepath.IsAbs(clean) || strings.HasPrefix(clean, "..") {
+		return fmt.Errorf("dir=%q must be a relative path inside the working directory", dir)
+	}
+	abs := filepath.Join(r.work, clean)
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(r.state, "cwd"), []byte(abs), 0o644)
+}
+
 // substitute applies the block's sub="OLD=>NEW" markers (NEW may use ${BASE_URL},
 // ${EMULATOR_ADDR}, ${ACCESS_KEY}, ${SECRET_KEY}, ${PROJECT_ID}).
 func (r *pageRun) substitute(b Block) (string, error) {
@@ -355,7 +432,17 @@ func (r *pageRun) substitute(b Block) (string, error) {
 		if !strings.Contains(text, old) {
 			return "", fmt.Errorf("sub=%q: the block does not contain %q", s, old)
 		}
-		nw = os.Expand(nw, func(k string) string { return r.vars[k] })
+		var unknown []string
+		nw = os.Expand(nw, func(k string) string {
+			v, ok := r.vars[k]
+			if !ok {
+				unknown = append(unknown, k)
+			}
+			return v
+		})
+		if len(unknown) > 0 {
+			return "", fmt.Errorf("sub=%q: no value for %s", s, strings.Join(unknown, ", "))
+		}
 		text = strings.ReplaceAll(text, old, nw)
 	}
 	return text, nil
@@ -456,12 +543,12 @@ source %[4]q
 		r.fail(what, left, out)
 		return
 	}
-	if code != want {
-		r.fail(what, fmt.Sprintf("exit %d (the page expects %d)", code, want), out)
-		return
-	}
 	if e, _ := os.ReadFile(errs); want == 0 && len(e) > 0 {
 		r.fail(what, "a command failed: "+strings.TrimSpace(string(e)), out)
+		return
+	}
+	if code != want {
+		r.fail(what, fmt.Sprintf("exit %d (the page expects %d)", code, want), out)
 		return
 	}
 	if r.cfg.Verbose {

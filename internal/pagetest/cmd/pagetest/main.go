@@ -17,6 +17,7 @@ func main() {
 	name := flag.String("name", "guides", "name of the closing line NAME: N passed, M failed")
 	flag.StringVar(&cfg.Terraform, "terraform", "", "the Terraform CLI a reader runs (required)")
 	flag.StringVar(&cfg.TerraformNext, "terraform-next", "", "Terraform >= 1.16 for pages with actions, list resources or terraform query (empty: those pages are skipped)")
+	flag.StringVar(&cfg.Tofu, "tofu", "", "OpenTofu, as tofu for the blocks (empty: blocks that run tofu fail)")
 	flag.StringVar(&cfg.ProviderDir, "provider-dir", "", "directory of the provider build, named in the dev_overrides (required)")
 	flag.StringVar(&cfg.Emulator, "emulator", "", "the emulator binary (required)")
 	flag.StringVar(&cfg.Postgres, "postgres", "auto", "the emulator's -postgres mode")
