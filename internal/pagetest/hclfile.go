@@ -90,13 +90,21 @@ func replaceable(b *hclwrite.Block) bool {
 	switch b.Type() {
 	case "terraform":
 		return true
-	case "locals", "import", "moved", "removed":
+	case "import":
+		return b.Body().GetAttribute("to") != nil
+	case "locals", "moved", "removed":
 		return false
 	}
 	return len(b.Labels()) > 0
 }
 
 func blockKey(b *hclwrite.Block) string {
+	if b.Type() == "import" {
+		// One import per target: a second one for the same `to` says "instead".
+		if to := b.Body().GetAttribute("to"); to != nil {
+			return "import\x00" + strings.TrimSpace(string(to.Expr().BuildTokens(nil).Bytes()))
+		}
+	}
 	return b.Type() + "\x00" + strings.Join(b.Labels(), "\x00")
 }
 

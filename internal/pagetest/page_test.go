@@ -103,6 +103,13 @@ func TestWriteFileMerges(t *testing.T) {
 	if !strings.Contains(string(other), "y = 2") {
 		t.Errorf("locals not added to other.tf:\n%s", other)
 	}
+	// An import block for the same target replaces the first ("instead"); another target is added.
+	must(writeFile(dir, "imports.tf", "import {\n  to = dbcloud_service.db\n  id = \"a\"\n}\n"))
+	must(writeFile(dir, "imports.tf", "import {\n  to = dbcloud_service.db\n  identity = {\n    id = \"a\"\n  }\n}\n\nimport {\n  to = dbcloud_vpc.v\n  id = \"1\"\n}\n"))
+	imports, _ := os.ReadFile(filepath.Join(dir, "imports.tf"))
+	if strings.Count(string(imports), "import {") != 2 || strings.Contains(string(imports), `id = "a"`+"\n}") {
+		t.Errorf("imports.tf:\n%s", imports)
+	}
 	if err := writeFile(dir, "main.tf", "  ha_replicas = 1\n}\n"); err == nil {
 		t.Error("a fragment was accepted")
 	}
