@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,6 +206,11 @@ func (r *pageRun) setup() error {
 		"SECRET_KEY":    secretKey,
 		"PROJECT_ID":    projectID,
 		"PROVIDER_DIR":  r.cfg.ProviderDir,
+	}
+	// A free loopback address for a server that a block starts on a fixed one.
+	if l, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		r.vars["FREE_ADDR"] = l.Addr().String()
+		_ = l.Close()
 	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
@@ -418,7 +424,8 @@ func (r *pageRun) chdir(dir string) error {
 }
 
 // substitute applies the block's sub="OLD=>NEW" markers (NEW may use ${BASE_URL},
-// ${EMULATOR_ADDR}, ${ACCESS_KEY}, ${SECRET_KEY}, ${PROJECT_ID}).
+// ${EMULATOR_ADDR}, ${ACCESS_KEY}, ${SECRET_KEY}, ${PROJECT_ID}, ${FREE_ADDR} and
+// the values of the page's setup script).
 func (r *pageRun) substitute(b Block) (string, error) {
 	text := b.Text
 	if b.Marker == nil || b.Marker["sub"] == "" {
