@@ -27,14 +27,33 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// ServerClosingLoginsOnStop is s, dropping the open logins of dbcloud_service_credentials when
-// Terraform stops the provider.
+// ServerClosingLoginsOnStop is s (the framework's server), dropping the open logins of
+// dbcloud_service_credentials when Terraform stops the provider. It keeps every optional server of
+// s (tf6server finds actions, list resources and state stores by type assertion).
 func ServerClosingLoginsOnStop(s tfprotov6.ProviderServer) tfprotov6.ProviderServer {
-	return &stopServer{ProviderServer: s}
+	full, ok := s.(fullServer)
+	if !ok {
+		panic("provider: the framework's server lacks an optional server the provider uses")
+	}
+	return &stopServer{fullServer: full}
 }
 
-type stopServer struct {
+// fullServer is every server the framework's implements.
+type fullServer interface {
 	tfprotov6.ProviderServer
+	tfprotov6.ListResourceServer
+	tfprotov6.ActionServer
+	tfprotov6.StateStoreServer
+}
+
+var (
+	_ tfprotov6.ProviderServerWithActions      = (*stopServer)(nil)
+	_ tfprotov6.ProviderServerWithListResource = (*stopServer)(nil)
+	_ tfprotov6.ProviderServerWithStateStores  = (*stopServer)(nil)
+)
+
+type stopServer struct {
+	fullServer
 	// Since the last ConfigureProvider: a resource read or planned, a resource applied.
 	readOrPlanned, applied atomic.Bool
 }
@@ -42,17 +61,17 @@ type stopServer struct {
 func (s *stopServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
 	s.readOrPlanned.Store(false)
 	s.applied.Store(false)
-	return s.ProviderServer.ConfigureProvider(ctx, req)
+	return s.fullServer.ConfigureProvider(ctx, req)
 }
 
 func (s *stopServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	s.readOrPlanned.Store(true)
-	return s.ProviderServer.ReadResource(ctx, req)
+	return s.fullServer.ReadResource(ctx, req)
 }
 
 func (s *stopServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	s.readOrPlanned.Store(true)
-	return s.ProviderServer.PlanResourceChange(ctx, req)
+	return s.fullServer.PlanResourceChange(ctx, req)
 }
 
 var stopped struct {
@@ -96,7 +115,7 @@ func (s *stopServer) StopProvider(ctx context.Context, req *tfprotov6.StopProvid
 		})
 	}
 	wg.Wait()
-	return s.ProviderServer.StopProvider(ctx, req)
+	return s.fullServer.StopProvider(ctx, req)
 }
 
 // stopWarnings are the warnings of logins not dropped at stop, for the answers still to come.
@@ -108,7 +127,7 @@ func stopWarnings() []*tfprotov6.Diagnostic {
 
 func (s *stopServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
 	s.applied.Store(true)
-	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
+	resp, err := s.fullServer.ApplyResourceChange(ctx, req)
 	if resp != nil {
 		resp.Diagnostics = append(resp.Diagnostics, stopWarnings()...)
 	}
@@ -116,7 +135,7 @@ func (s *stopServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.App
 }
 
 func (s *stopServer) OpenEphemeralResource(ctx context.Context, req *tfprotov6.OpenEphemeralResourceRequest) (*tfprotov6.OpenEphemeralResourceResponse, error) {
-	resp, err := s.ProviderServer.OpenEphemeralResource(ctx, req)
+	resp, err := s.fullServer.OpenEphemeralResource(ctx, req)
 	if resp == nil {
 		return resp, err
 	}
