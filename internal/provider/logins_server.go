@@ -46,12 +46,6 @@ type fullServer interface {
 	tfprotov6.StateStoreServer
 }
 
-var (
-	_ tfprotov6.ProviderServerWithActions      = (*stopServer)(nil)
-	_ tfprotov6.ProviderServerWithListResource = (*stopServer)(nil)
-	_ tfprotov6.ProviderServerWithStateStores  = (*stopServer)(nil)
-)
-
 type stopServer struct {
 	fullServer
 	// Since the last ConfigureProvider: a resource read or planned, a resource applied.
