@@ -302,3 +302,59 @@ resource "terraform_data" "job" {
 	}
 	_ = pgbackend.AdminUser
 }
+
+// TestAccServiceCredentials_destroyNeverBlocked: a destroy of a configuration with logins goes
+// through when the admin password given is wrong, and when the service is already gone.
+func TestAccServiceCredentials_destroyNeverBlocked(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, _ := newPostgresEmulator(t)
+	ctx := t.Context()
+	client := testClient(t, srv)
+	logins := runsBase + `
+ephemeral "dbcloud_service_credentials" "job" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+}
+
+resource "terraform_data" "job" {
+  provisioner "local-exec" {
+    command     = "test -n \"$U\""
+    environment = { U = ephemeral.dbcloud_service_credentials.job.username }
+  }
+}
+`
+	for _, c := range []struct {
+		name   string
+		before func(w *tfWorkdir) string // answers the admin password the destroy is given
+	}{
+		{"wrong password", func(*tfWorkdir) string { return "not-the-password" }},
+		{"service already gone", func(w *tfWorkdir) string {
+			attrs, _ := readServiceState(t, w.dir)
+			id, _ := attrs["id"].(string)
+			if err := client.DeleteService(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			return "admin-Pw/1"
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newTFWorkdir(t, srv, logins)
+			v := func(pw string) []string {
+				return []string{"-var", "admin_password=" + pw, "-var", "password_version=1", "-var", "region=us-east-1"}
+			}
+			if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v("admin-Pw/1")...)...); err != nil {
+				t.Fatalf("apply: %v\n%s", err, tail(o, 40))
+			}
+			pw := c.before(w)
+			if o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false", "-no-color"}, v(pw)...)...); err != nil {
+				t.Fatalf("destroy (%s): %v\n%s", c.name, err, diagnostics(o))
+			}
+			if ids := stateIDs(t, w.dir); len(ids) != 0 {
+				t.Errorf("left in state after the destroy: %v", ids)
+			}
+		})
+	}
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroys: %v", left)
+	}
+}
