@@ -135,7 +135,7 @@ func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
 	vars := func(password string, version int, region string) []string {
 		return []string{"-var", "admin_password=" + password, "-var", fmt.Sprintf("password_version=%d", version), "-var", "region=" + region}
 	}
-	apply := func(what string, v []string) {
+	apply := func(what string, v []string) string {
 		t.Helper()
 		start := time.Now()
 		o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...)
@@ -143,9 +143,18 @@ func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
 			t.Fatalf("%s: one terraform apply failed: %v\n%s", what, err, tail(o, 60))
 		}
 		t.Logf("%s: one apply, %s", what, time.Since(start).Round(100*time.Millisecond))
+		applied := o
 		o, err = w.run(append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, v...)...)
 		if err != nil {
 			t.Fatalf("%s: the plan after the apply is not empty (%v):\n%s", what, err, tail(o, 40))
+		}
+		return applied
+	}
+	// While planning, the logins said why they wait (and the apply made them: migrated checks).
+	waited := func(what, out, cause string) {
+		t.Helper()
+		if !strings.Contains(out, "No login made on service") || !strings.Contains(out, cause) {
+			t.Errorf("%s: the plan did not warn that the logins wait (%s):\n%s", what, cause, diagnostics(out))
 		}
 	}
 	serviceID := func() string {
@@ -192,10 +201,12 @@ func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
 	first := serviceID()
 
 	w.write(runsBase + runsLogins(out))
-	apply("logins added to the existing service, with the role they are members of", vars("first-Pw/1", 1, "us-east-1"))
+	o := apply("logins added to the existing service, with the role they are members of", vars("first-Pw/1", 1, "us-east-1"))
+	waited("logins added", o, `role "app" does not exist`)
 	migrated("logins added", first, "first-Pw/1")
 
-	apply("admin password rotated", vars("second-Pw/2", 2, "us-east-1"))
+	o = apply("admin password rotated", vars("second-Pw/2", 2, "us-east-1"))
+	waited("rotation", o, "refused admin_password")
 	migrated("rotation", first, "second-Pw/2")
 	if c, err := pgLogin(ctx, pg.Instance(first).Host(), pg.Instance(first).Port(), "first-Pw/1"); err == nil {
 		_ = c.Close(ctx)
