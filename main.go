@@ -2,12 +2,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"log"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/benchhooks"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/logging"
@@ -26,14 +25,15 @@ func main() {
 
 	logging.QuietUnobserved()       // no TF_LOG*: no JSON log lines that Terraform would discard
 	stopHooks := benchhooks.Start() // only in a -tags benchhooks build (scripts/bench.sh)
-	var opts []tf6server.ServeOpt
-	if debug {
-		opts = append(opts, tf6server.WithManagedDebug())
-	}
-	// The framework's server, wrapped so that Ctrl-C drops the logins the provider made.
-	server := provider.ServerClosingLoginsOnStop(providerserver.NewProtocol6(provider.New(version)())())
-	err := tf6server.Serve("registry.terraform.io/dbcloud/dbcloud", func() tfprotov6.ProviderServer { return server }, opts...)
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address:         "registry.terraform.io/dbcloud/dbcloud",
+		Debug:           debug,
+		ProtocolVersion: 6,
+	})
 	stopHooks()
+	// Terraform stops its plugins on the way out, also after Ctrl-C, when it does not close the
+	// ephemeral resources it opened: drop the logins still open.
+	provider.DropOpenLogins()
 	if err != nil {
 		log.Fatal(err.Error())
 	}

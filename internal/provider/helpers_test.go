@@ -47,11 +47,7 @@ func testProviderFactories() map[string]func() (tfprotov6.ProviderServer, error)
 // testProviderServer is the framework's protocol server for the provider, as main.go serves it,
 // with the tests' fast backoff and retries.
 func testProviderServer() (tfprotov6.ProviderServer, error) {
-	s, err := providerserver.NewProtocol6WithError(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})())()
-	if err != nil {
-		return nil, err
-	}
-	return ServerClosingLoginsOnStop(s), nil
+	return providerserver.NewProtocol6WithError(newWithOptions("test", options{backoff: testBackoff, apiRetry: testRetry})())()
 }
 
 // newTestEmulator starts an emulator with fast transitions for one test; mods can change its options.

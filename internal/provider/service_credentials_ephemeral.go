@@ -8,7 +8,7 @@ package provider
 // A login that cannot be made now for a reason the same run may remove (the service is paused,
 // not READY or gone, refuses admin_password, or lacks a role of member_of) does not stop a plan:
 // Open warns and answers unknown values, so that a plan goes on (and a destroy is never blocked);
-// outside a plan the protocol server (logins_server.go) makes the warning an error. A login whose inputs
+// outside a plan it is an error (logins_stop.go tells the walks apart). A login whose inputs
 // are unknown while planning (the service replaced, a role made in the same run) Terraform opens
 // only at apply, once they are known.
 
@@ -266,14 +266,16 @@ func loginURI(uri types.String, t *logins.Target) types.String {
 	return types.StringValue(s)
 }
 
-// notNowSummary starts the warning of a login not made now (logins_server.go makes it an error
-// outside a plan).
-const notNowSummary = "No login made on"
-
-// notNow answers a login that cannot be made now, for a reason the run itself may remove: unknown
-// values and a warning that says why.
+// notNow answers a login that cannot be made now, for a reason the run itself may remove. While
+// planning (logins_stop.go): unknown values and a warning that says why, so that the plan (or the
+// destroy) goes on and the login is made when the run applies. Otherwise an error.
 func (r *serviceCredentials) notNow(ctx context.Context, m *serviceCredentialsModel, resp *ephemeral.OpenResponse, id, why string) {
-	resp.Diagnostics.AddWarning(notNowSummary+" service "+id, why)
+	if !r.pd.walk.planning() {
+		resp.Diagnostics.AddError("Could not create a login on service "+id, why+".")
+		return
+	}
+	resp.Diagnostics.AddWarning("No login made on service "+id, why+".\n\nWhile planning, the login's values are unknown: the plan (or destroy) goes on, and the login is made when "+
+		"the run applies, after what it depends on (the service, its new password, the roles of member_of). Nothing was created on the service.")
 	m.Username, m.Password, m.ConnectionURI = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 	m.PoolerConnectionURI, m.ExpiresAt = types.StringUnknown(), types.StringUnknown()
 	resp.Diagnostics.Append(resp.Result.Set(ctx, m)...)
@@ -383,7 +385,7 @@ func (r *serviceCredentials) Close(ctx context.Context, req ephemeral.CloseReque
 		return
 	}
 	t := openLogins.Take(p.Token)
-	if t == nil && droppedAtStop(p.Token) {
+	if _, dropped := droppedAtStop.Load(p.Token); t == nil && dropped {
 		return
 	}
 	if t == nil {

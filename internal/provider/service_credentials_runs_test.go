@@ -273,7 +273,10 @@ resource "terraform_data" "job" {
   }
 }
 `, bin, credsProbeEnv, marker))
-	p := w.start(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...)
+	// The provider's binary, as users run it: Terraform does not close the logins after Ctrl-C, and
+	// nothing of the provider is running while the provisioner is; the provider drops them when
+	// Terraform stops it on the way out.
+	p := w.startBinary(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...)
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		if _, err := os.Stat(marker); err == nil {
