@@ -37,7 +37,10 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"taints the service (the next apply replaces it, or `terraform untaint` keeps it once it is ready).\n\n" +
 			"**In place:** `name` (rename), `cpu_millis`/`memory_gbs` (resize), `ha_replicas`/`sync_replicas`, " +
 			"`connection_pooler_enabled`, `environment`, `password`/`password_wo_version`, `vpc_id` (detach/attach), " +
-			"`paused` (stop/start), `deletion_protection` and `timeouts`. **Replace:** `region_code`, `addons` and `fork`.\n\n" +
+			"`paused` (stop/start), `deletion_protection`, `allow_replacement` and `timeouts`. **Replace:** `region_code`, " +
+			"`addons` and `fork`: a replacement deletes the service and its data, so a plan that would replace an existing " +
+			"service fails unless `allow_replacement = true` (then it warns); a typo such as `region_code = \"us-east-9\"` " +
+			"never deletes a service.\n\n" +
 			"**Removing an optional argument** from the configuration never changes or replaces anything: the service keeps " +
 			"what it has (at create, an absent argument gets the API's default). Exceptions, because absence is their only " +
 			"way to say \"none\": removing `vpc_id` detaches the service; removing `deletion_protection` sets it to `false` " +
@@ -86,7 +89,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`. Default: the API picks one (shown after create). " +
 					"A fork inherits the region of its source. Changing it **replaces** the service; removing it from the " +
 					"configuration keeps the service where it is.",
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:    []validator.String{regionCode()},
 				PlanModifiers: []planmodifier.String{useState}, // replacement: serviceReplacements (service_plan.go)
 			},
 			"cpu_millis": schema.Int64Attribute{
@@ -196,6 +199,17 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"and apply before destroying. Default: `false`. Terraform-only: not sent to the API, so removing it from the " +
 					"configuration sets it back to `false` (an update of the state alone, no API call).",
 				Default: booldefault.StaticBool(false),
+			},
+			"allow_replacement": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Whether a change that **replaces** the service (`region_code`, `addons`, `fork`) may be " +
+					"planned. A replacement deletes the service, and every database, table and row in it, before it creates a new, " +
+					"empty one; if the API then refuses the new value (a region it does not offer), nothing is left. So unless " +
+					"this is `true`, a plan that would replace an existing service fails, naming the attribute and its old and new " +
+					"value, and nothing is deleted. With `true`, such a plan goes through and warns that the service and its data " +
+					"will be deleted; set it back to `false` (or remove it) after the replacement. Default: `false` (absent). " +
+					"Terraform-only: not sent to the API. `terraform apply -replace=...` and a tainted service are replaced without it: " +
+					"those are asked for explicitly.",
 			},
 
 			"service_type": schema.StringAttribute{
