@@ -343,7 +343,7 @@ resource "dbcloud_vpc_peering" "p" {
 		steps = append(steps, resource.TestStep{
 			Config:      providerBlock(srv) + c.body,
 			PlanOnly:    true,
-			ExpectError: words("Attribute "+attrName+" "+want),
+			ExpectError: words("Attribute " + attrName + " " + want),
 		})
 	}
 	resource.ParallelTest(t, testCase(t, srv, steps...))
