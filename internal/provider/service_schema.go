@@ -321,8 +321,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 						// Required within the block (checked in ValidateConfig): the framework would
 						// also demand a Required attribute when the whole block is absent.
 						Optional:            true,
-						MarkdownDescription: "Id of the service to fork; it must be `READY`. Required in the block.",
-						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+						MarkdownDescription: "Id of the service to fork (10 lower-case letters and digits); it must be `READY`. Required in the block.",
+						Validators:          []validator.String{serviceID()},
 					},
 					"strategy": schema.StringAttribute{
 						Optional: true,
