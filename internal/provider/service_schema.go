@@ -45,8 +45,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"what it has (at create, an absent argument gets the API's default). Exceptions, because absence is their only " +
 			"way to say \"none\": removing `vpc_id` detaches the service; removing `deletion_protection` sets it to `false` " +
 			"(it is a Terraform-only switch, not a setting of the service); removing `password` keeps the password as it is.\n\n" +
-			"A paused service (`paused = true`, or stopped outside Terraform) accepts no change but `paused`, `deletion_protection` " +
-			"and `timeouts`: a plan that changes anything else fails and says to set `paused = false` (then the service is started " +
+			"A paused service (`paused = true`, or stopped outside Terraform) accepts no change but `paused`, `deletion_protection`, " +
+			"`allow_replacement` and `timeouts`: a plan that changes anything else fails and says to set `paused = false` (then the service is started " +
 			"first, and the changes are applied). Set `deletion_protection = true` to make Terraform refuse to destroy or replace it.\n\n" +
 			"Import with the service id: `terraform import dbcloud_service.example rp1pz7uyae`. The password, " +
 			"`initial_password` and `fork` cannot be read back; `addons` is derived from `service_type` (a service created " +
@@ -74,8 +74,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Computed:    true,
 				MarkdownDescription: "Addons: `time-series` (TimescaleDB, service type `TIMESCALEDB`) and/or `ai` (vector; " +
 					"service type `POSTGRES` or, on older servers, `VECTOR`). Absent at create: empty set, plain PostgreSQL " +
-					"(`POSTGRES`). Changing it **replaces** the service (except right after an import, when a value consistent " +
-					"with `service_type` is adopted in place); removing it from the configuration keeps the service as it is.",
+					"(`POSTGRES`). Changing it **replaces** the service (refused at plan unless `allow_replacement = true`; except " +
+					"right after an import, when a value consistent with `service_type` is adopted in place); removing it from the configuration keeps the service as it is.",
 				Validators: []validator.Set{
 					setvalidator.ValueStringsAre(stringvalidator.OneOf(serviceAddonValues...)),
 				},
@@ -86,9 +86,10 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"region_code": schema.StringAttribute{
 				Optional: true,
 				Computed: true,
-				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`. Default: the API picks one (shown after create). " +
-					"A fork inherits the region of its source. Changing it **replaces** the service; removing it from the " +
-					"configuration keeps the service where it is.",
+				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`: lower-case words and a number joined by hyphens, " +
+					"checked at plan time (which regions exist is the API's to say). Default: the API picks one (shown after create). " +
+					"A fork inherits the region of its source. Changing it **replaces** the service (refused at plan unless " +
+					"`allow_replacement = true`); removing it from the configuration keeps the service where it is.",
 				Validators:    []validator.String{regionCode()},
 				PlanModifiers: []planmodifier.String{useState}, // replacement: serviceReplacements (service_plan.go)
 			},
@@ -315,7 +316,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"fork": schema.SingleNestedBlock{
 				MarkdownDescription: "Create the service as a fork of another one instead of empty. Type, region and storage " +
 					"are inherited; `name`, `cpu_millis`/`memory_gbs` and `environment` apply to the fork. Any change to this " +
-					"block **replaces** the service.",
+					"block **replaces** the service (refused at plan unless `allow_replacement = true`).",
 				Attributes: map[string]schema.Attribute{
 					"source_service_id": schema.StringAttribute{
 						// Required within the block (checked in ValidateConfig): the framework would
