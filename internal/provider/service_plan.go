@@ -296,13 +296,16 @@ func replacementGuard(plan, state serviceResourceModel, replaced path.Paths) dia
 				"fork { source_service_id = %q }), or take a final copy with the dbcloud_service_fork action before the "+
 				"replacement.\n"+
 				"- To replace the service and delete its data, set allow_replacement = true in its configuration and plan "+
-				"again (the plan then warns); set it back afterwards.",
+				"again (the plan then warns), with lifecycle { create_before_destroy = true } so that the new service is "+
+				"created before this one is deleted; remove allow_replacement afterwards.",
 				change, svc, state.ID.ValueString()))
 	default:
 		diags.AddAttributeWarning(replaced[0], "The service and its data will be deleted",
 			fmt.Sprintf("Changing %s replaces %s: the apply deletes the service, with every database, table and row in it, "+
-				"and then creates a new, empty service (allow_replacement = true). If that is not what you want, do not apply: "+
-				"undo the change, or remove allow_replacement.", change, svc))
+				"and creates a new, empty service in its place (allow_replacement = true). Terraform deletes it first unless "+
+				"the resource has lifecycle { create_before_destroy = true }, which creates the new service first, so that a "+
+				"value the API refuses deletes nothing. If this is not what you want, do not apply: undo the change, or "+
+				"remove allow_replacement.", change, svc))
 	}
 	return diags
 }

@@ -111,6 +111,23 @@ resource "dbcloud_service" "db" {
 		}
 	}
 
+	// Allowed with create_before_destroy: Terraform creates the new service first, so a value the API
+	// refuses deletes nothing either.
+	w.write(config("us-east-9", "  allow_replacement = true\n  lifecycle {\n    create_before_destroy = true\n  }\n"))
+	out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color")
+	if err == nil || !words("Warning: The service and its data will be deleted", "Error: Could not create service", "us-east-9").MatchString(unboxed(out)) {
+		t.Errorf("allowed, create_before_destroy, a region the API refuses: %v, want the warning then the API's error:\n%s", err, diagnostics(out))
+	}
+	if svc, ok := srv.Service(testProjectID, e.id); !ok || deref(svc.Status) != api.READY {
+		t.Fatalf("create_before_destroy: service %s after the failed apply: found %t", e.id, ok)
+	}
+	if after := stateInstance(t, w.dir, addr); !reflect.DeepEqual(after, before) {
+		t.Errorf("create_before_destroy: the state changed:\nbefore %v\nafter  %v", before, after)
+	}
+	if got := pgRowOf(ctx, e); got != pgRow {
+		t.Errorf("create_before_destroy: the row: %q, want %q", got, pgRow)
+	}
+
 	// The right configuration plans nothing.
 	w.write(right)
 	if out, err := w.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
@@ -121,7 +138,7 @@ resource "dbcloud_service" "db" {
 	w.write(config("eu-west-1", "  allow_replacement = true\n"))
 	warn := words("Warning: The service and its data will be deleted", `region_code from "us-east-1" to "eu-west-1"`,
 		"replaces service "+e.id+" (typo)", "the apply deletes the service")
-	out, err := w.run("plan", "-input=false", "-no-color")
+	out, err = w.run("plan", "-input=false", "-no-color")
 	if err != nil || !warn.MatchString(unboxed(out)) || refused.MatchString(unboxed(out)) {
 		t.Errorf("allowed replacement: plan: %v, want a warning that names the change:\n%s", err, diagnostics(out))
 	}

@@ -208,7 +208,9 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"empty one; if the API then refuses the new value (a region it does not offer), nothing is left. So unless " +
 					"this is `true`, a plan that would replace an existing service fails, naming the attribute and its old and new " +
 					"value, and nothing is deleted. With `true`, such a plan goes through and warns that the service and its data " +
-					"will be deleted; set it back to `false` (or remove it) after the replacement. Default: `false` (absent). " +
+					"will be deleted; add `lifecycle { create_before_destroy = true }` so that the new service is created before " +
+					"the old one is deleted (a value the API refuses then deletes nothing), and set it back to `false` (or remove " +
+					"it) after the replacement. Default: `false` (absent). " +
 					"Terraform-only: not sent to the API. `terraform apply -replace=...` and a tainted service are replaced without it: " +
 					"those are asked for explicitly.",
 			},
