@@ -144,10 +144,11 @@ sums="$assets/${pfx}_SHA256SUMS"
 manifest="$assets/${pfx}_manifest.json"
 mapfile -t zips < <(cd "$assets" && find -L . -maxdepth 1 -type f -name '*.zip' -printf '%f\n' | sort)
 
-if [[ -f "$manifest" ]] && cmp -s "$manifest" terraform-registry-manifest.json; then
-	ok "${pfx}_manifest.json equals terraform-registry-manifest.json"
+if [[ -f "$manifest" ]] && cmp -s "$manifest" terraform-registry-manifest.json &&
+	jq -e '.version == 1 and (.metadata.protocol_versions | length > 0)' "$manifest" >/dev/null; then
+	ok "${pfx}_manifest.json: the release uploads terraform-registry-manifest.json under this name (release.extra_files)"
 else
-	bad "manifest" "${pfx}_manifest.json missing or different from terraform-registry-manifest.json"
+	bad "manifest" "the release does not upload terraform-registry-manifest.json as ${pfx}_manifest.json (release.extra_files of .goreleaser.yml), or it is not a registry manifest (version 1, metadata.protocol_versions)"
 fi
 
 provider_zips=()
@@ -297,7 +298,7 @@ strip_foreign() {
 			if (match($0, /^[[:space:]]*[a-zA-Z0-9_-]+[[:space:]]*=[[:space:]]*\{/)) { split($0, a, "="); gsub(/[[:space:]]/, "", a[1]); cur = a[1] }
 			if (match($0, /source[[:space:]]*=[[:space:]]*"[^"]+"/)) { s = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", s); sub(/"$/, "", s); print cur "=" s }
 			n = gsub(/\{/, "{"); m = gsub(/\}/, "}"); depth += n - m; if (depth <= 0) inside = 0
-		}' "$dir"/*.tf | grep -vE '=(registry\.(terraform|opentofu)\.io/)?dbcloud/dbcloud$' || true)"
+		}' "$dir"/*.tf | grep -vE '=((registry\.(terraform|opentofu)\.io/)?dbcloud/dbcloud|terraform\.io/builtin/terraform)$' || true)"
 	[[ -n "$locals" ]] || return 0
 	local entry lname
 	while IFS= read -r entry; do
@@ -356,7 +357,7 @@ install_check() {
 	[[ "$mode" == apply ]] || return 0
 
 	# Apply, plan again, destroy: with the provider init installed from the archive.
-	[[ -x "$copy/.terraform/providers/$host/dbcloud/dbcloud/$version/linux_amd64/${name}_v${version}" ]] ||
+	[[ -x "$copy/.terraform/providers/$host/dbcloud/dbcloud/$version/$(go env GOOS)_$(go env GOARCH)/${name}_v${version}" ]] ||
 		{ echo "        init did not install the archive's binary"; return 1; }
 	local step
 	for step in "apply -auto-approve" "plan -detailed-exitcode" "destroy -auto-approve"; do
@@ -428,7 +429,7 @@ for entry in "${clis[@]}"; do
 		label="$cli_name"
 		if grep -qE '^[[:space:]]*action[[:space:]]+"' "$dir"/*.tf; then
 			if [[ "$cli_name" == tofu ]]; then
-				echo "  skip  $cli_name $dir: action blocks (OpenTofu has no actions)"
+				echo "  skip  $cli_name $dir: action blocks, which OpenTofu ${TOFU_VERSION:-1.12.6} does not support"
 				continue
 			fi
 			if [[ ! -x "$tf_next" ]]; then
@@ -453,7 +454,7 @@ stop_emulator
 # ---- 4. fixtures ----------------------------------------------------------------------
 # Mistakes that dev_overrides forgives: the check above must fail on each, with this error.
 declare -A fixture_error=(
-	[missing-source]='hashicorp/dbcloud'
+	[missing-source]='/hashicorp/dbcloud was not found'
 	[no-matching-version]='no available releases match the given constraints'
 )
 log "fixtures: each must fail the install check"
@@ -463,8 +464,8 @@ for entry in "${clis[@]}"; do
 		dir="scripts/testdata/release-check/$fx"
 		if out="$(install_check "$cli_name" "$cli" "$host" "$dir" 2>&1)"; then
 			bad "fixture $fx" "$cli_name $dir passed the check: it must fail"
-		elif grep -F "${fixture_error[$fx]}" <<<"$out" | grep -qv '^[[:space:]]*- '; then
-			ok "$cli_name $dir fails: $(grep -F "${fixture_error[$fx]}" <<<"$out" | grep -v '^[[:space:]]*- ' | sed -n '1s/^[[:space:]]*//p')"
+		elif tr -s '\n[:space:]' ' ' <<<"$out" | grep -qF "${fixture_error[$fx]}"; then
+			ok "$cli_name $dir fails: ...${fixture_error[$fx]}..."
 		else
 			bad "fixture $fx" "$cli_name $dir failed without '${fixture_error[$fx]}':"
 			printf '%s\n' "$out" | sed 's/^/        /'
