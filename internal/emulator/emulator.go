@@ -147,19 +147,21 @@ type Emulator struct {
 	listStandbys         bool
 
 	// mu guards everything below.
-	mu           sync.Mutex
-	bearerTokens map[string]bool // the tokens accepted now (ExpireToken removes one)
-	timing       Timing
-	faults       Faults
-	faultRand    *rand.Rand
-	idRand       *rand.Rand
-	scripted     []*scriptedFault
-	modes        modeState // fault modes (faults.go)
-	requests     []Request
-	state        map[string]*projectState
-	usedIDs      map[string]bool
-	tracks       []api.TrackInput
-	identifies   []api.IdentifyInput
+	mu sync.Mutex
+	// bearerTokens are the tokens accepted now (ExpireToken removes one).
+	bearerTokens map[string]bool
+
+	timing     Timing
+	faults     Faults
+	faultRand  *rand.Rand
+	idRand     *rand.Rand
+	scripted   []*scriptedFault
+	modes      modeState // fault modes (faults.go)
+	requests   []Request
+	state      map[string]*projectState
+	usedIDs    map[string]bool
+	tracks     []api.TrackInput
+	identifies []api.IdentifyInput
 
 	hookState hookState // hooks.go: interceptor and held answers, with its own lock
 }
