@@ -284,3 +284,52 @@ func requestList(reqs []emulator.Request) string {
 	}
 	return "[" + strings.Join(out, ", ") + "]"
 }
+
+// A token that expires in the middle of an apply (here: as the API accepts the create of a service,
+// before the provider's first look at it): the apply fails at the next request with the token's
+// message, that request sent once; the service is in state (tainted, as after any failure once it
+// exists), and the next run with a new token replaces it and ends with nothing to do.
+func TestAccToken_expiresDuringApply(t *testing.T) {
+	srv := newTokenEmulator(t)
+	srv.SetInterceptor(func(ri emulator.RequestInfo) emulator.Decision {
+		if ri.OperationID == "createService" {
+			srv.ExpireToken(testToken)
+		}
+		return emulator.Decision{}
+	})
+	const svc = `
+resource "dbcloud_service" "db" {
+  name = "token-expires"
+}
+`
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config:      tokenProviderBlock(srv, testToken, testProjectID) + svc,
+			ExpectError: words("Service created but did not become READY", "HTTP 401", "refused the token", "expired", "DBCLOUD_TOKEN"),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				reqs := srv.Requests()
+				t.Logf("the apply whose token expired: %s", requestList(reqs))
+				refused := 0
+				for _, r := range reqs {
+					if r.Status == http.StatusUnauthorized {
+						refused++
+					}
+				}
+				// The wait's look answered 401, then the create's failure path reads the service once
+				// more to save what it can (saveProgress): two requests refused, neither retried.
+				if refused != 2 || srv.Calls("createService") != 1 {
+					t.Errorf("after the token expired: %s, want one create and two requests refused (no retry)", requestList(reqs))
+				}
+				if n := len(srv.Services(testProjectID)); n != 1 {
+					t.Errorf("%d services, want the one created", n)
+				}
+			},
+			Config: tokenProviderBlock(srv, testNewToken, testProjectID) + svc,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("dbcloud_service.db", plancheck.ResourceActionReplace)},
+			},
+		},
+	))
+}
