@@ -157,8 +157,8 @@ func readCredentials(cfg providerModel, diags *diag.Diagnostics) credentials {
 	} {
 		if m.value == "" {
 			diags.AddAttributeError(path.Root(m.name), "Missing provider setting "+m.name,
-				fmt.Sprintf("The provider needs %s with %s: set it in the provider block or in the %s environment variable "+
-					"(or authenticate with a token instead: token or %s).", m.name, m.other, m.env, EnvToken))
+				fmt.Sprintf("The provider needs %s: set it in the provider block or in the %s environment variable. It goes "+
+					"with %s; or authenticate with a token instead (token or %s).", m.name, m.env, m.other, EnvToken))
 		}
 	}
 	return c
