@@ -239,11 +239,14 @@ resource "dbcloud_service" "logged" {
 		resource.TestStep{Config: config("logged-renamed")},
 	))
 	text := providerLogs(t, dir)
-	if !strings.Contains(text, "dbcloud API request") || !strings.Contains(text, "/rename") || !strings.Contains(text, "Bearer ***") {
-		t.Fatalf("the provider's API calls (with their masked Authorization header) were not logged (%d bytes): the test would prove nothing", len(text))
+	if !strings.Contains(text, "dbcloud API request") || !strings.Contains(text, "/rename") {
+		t.Fatalf("the provider's API calls were not logged (%d bytes): the test would prove nothing", len(text))
 	}
 	if strings.Contains(text, testToken) {
 		t.Error("the token appears in the provider's logs")
+	}
+	if !strings.Contains(text, "Bearer ***") {
+		t.Error("the requests' Authorization header is not logged masked as \"Bearer ***\"")
 	}
 	// The JWT's parts are not logged either (a log line cut at a dot would still leak the signature).
 	if sig := testToken[strings.LastIndex(testToken, ".")+1:]; strings.Contains(text, sig) {
