@@ -155,6 +155,7 @@ resource "dbcloud_service" "db" {
 		resource.TestStep{
 			PreConfig: func() {
 				reqs := srv.Requests()
+				t.Logf("the plan with the expired token: %s", requestList(reqs))
 				seen := map[string]bool{}
 				for _, r := range reqs {
 					key := r.Method + " " + r.Path
