@@ -302,7 +302,7 @@ func TestAccCredentials_checkOnlyWhenPlanningCreates(t *testing.T) {
 		cfg := fmt.Sprintf(`
 terraform {
   required_providers {
-    dbcloud = { source = "dbcloud/dbcloud" }
+    dbcloud = { source = "registry.terraform.io/dbcloud/dbcloud" }
   }
 }
 provider "dbcloud" {
