@@ -189,6 +189,9 @@ func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if pd := m.impl.base().pd; pd != nil {
 		pd.walk.readOrPlan()
 	}
+	if m.impl.base().pd.refusedAtPlan(ctx, req, &resp.Diagnostics) {
+		return
+	}
 	if mp, ok := m.impl.(resource.ResourceWithModifyPlan); ok {
 		mp.ModifyPlan(ctx, req, resp)
 	}

@@ -38,6 +38,7 @@ variable "region" {
 resource "dbcloud_service" "app" {
   name                      = "runs"
   region_code               = var.region
+  allow_replacement         = true
   connection_pooler_enabled = true
   password_wo               = var.admin_password
   password_wo_version       = var.password_version
