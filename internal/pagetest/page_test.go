@@ -110,6 +110,15 @@ func TestWriteFileMerges(t *testing.T) {
 	if strings.Count(string(imports), "import {") != 2 || strings.Contains(string(imports), `id = "a"`+"\n}") {
 		t.Errorf("imports.tf:\n%s", imports)
 	}
+	// "# ..." shows only what changes: merged into the block shown before.
+	must(writeFile(dir, "main.tf", "resource \"dbcloud_service\" \"db\" {\n  # ...\n  cpu_millis = 4000\n  timeouts {\n    update = \"1h\"\n  }\n}\n"))
+	main, _ = os.ReadFile(filepath.Join(dir, "main.tf"))
+	if !strings.Contains(string(main), `"b"`) || !strings.Contains(string(main), "cpu_millis = 4000") || !strings.Contains(string(main), "update = \"1h\"") {
+		t.Errorf("partial block not merged:\n%s", main)
+	}
+	if err := writeFile(dir, "main.tf", "resource \"dbcloud_vpc\" \"none\" {\n  # ...\n  name = \"x\"\n}\n"); err == nil {
+		t.Error("a partial block of a block never shown was accepted")
+	}
 	if err := writeFile(dir, "main.tf", "  ha_replicas = 1\n}\n"); err == nil {
 		t.Error("a fragment was accepted")
 	}

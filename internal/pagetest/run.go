@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,11 +61,34 @@ type pageRun struct {
 	bg       []int // process groups of background blocks
 	res      Result
 	expected string // expect-error: the page must fail with this text
+	// reference: a page of a resource, data source, list resource, action,
+	// ephemeral resource or function: its examples are parts of a reader's
+	// configuration, each checked in a directory of its own.
+	reference bool
+	// declared: the reader's configuration declares the provider (as the getting
+	// started guide shows): a directory the page writes .tf files into gets a
+	// versions.tf with required_providers unless a block of the page has one.
+	declared bool
+	examples []string // the directories of a reference page's examples
+}
+
+var referenceDirs = []string{"resources", "data-sources", "list-resources", "actions", "ephemeral-resources", "functions"}
+
+func isReference(path string) bool {
+	dir := filepath.Base(filepath.Dir(path))
+	for _, d := range referenceDirs {
+		if dir == d {
+			return true
+		}
+	}
+	return false
 }
 
 // RunPage runs the blocks of one page in a fresh directory against a fresh emulator.
 func RunPage(cfg Config, page *Page) Result {
-	r := &pageRun{cfg: cfg, page: page, expected: page.Options["expect-error"]}
+	r := &pageRun{cfg: cfg, page: page, expected: page.Options["expect-error"], reference: isReference(page.Path)}
+	_, declared := page.Options["provider-declared"]
+	r.declared = declared || r.reference
 	if cfg.BlockTimeout == 0 {
 		r.cfg.BlockTimeout = 10 * time.Minute
 	}
@@ -187,8 +211,8 @@ func (r *pageRun) setup() error {
 	tfrc := filepath.Join(r.root, "dbcloud-dev.tfrc")
 	var b strings.Builder
 	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	for _, addr := range []string{"registry.terraform.io/dbcloud/dbcloud", "registry.terraform.io/hashicorp/dbcloud",
-		"registry.opentofu.org/dbcloud/dbcloud", "registry.opentofu.org/hashicorp/dbcloud"} {
+	// The README's line, and its OpenTofu twin.
+	for _, addr := range []string{"registry.terraform.io/dbcloud/dbcloud", "registry.opentofu.org/dbcloud/dbcloud"} {
 		fmt.Fprintf(&b, "    %q = %q\n", addr, r.cfg.ProviderDir)
 	}
 	b.WriteString("  }\n  direct {}\n}\n")
@@ -363,12 +387,32 @@ func (r *pageRun) run() {
 			continue
 		case KindFile:
 			r.res.Blocks++
+			if r.reference {
+				if b.Marker["dir"] == "" {
+					if err := r.chdir(fmt.Sprintf("example-%d", b.Line)); err != nil {
+						r.fail(what, err.Error(), "")
+						continue
+					}
+				}
+				if !slices.Contains(r.examples, r.cwd()) {
+					r.examples = append(r.examples, r.cwd())
+				}
+			}
+			if err := r.declare(r.cwd(), arg, text); err != nil {
+				r.fail(what, err.Error(), "")
+				continue
+			}
 			if err := writeFile(r.cwd(), arg, text); err != nil {
 				r.fail(what+" -> "+arg, err.Error(), "")
 			} else {
 				r.ok(what + " -> " + arg)
 			}
 		case KindShell, KindScript:
+			if r.reference && b.Marker == nil {
+				r.res.Skipped++
+				r.printf("  skip  %s (a command on a reference page names example ids; its configuration blocks are run)\n", what)
+				continue
+			}
 			r.res.Blocks++
 			r.shell(i, what, b, text, kind == KindScript)
 		}
@@ -392,6 +436,77 @@ func (r *pageRun) run() {
 			r.ok(what)
 		}
 	}
+	for _, dir := range r.examples {
+		r.exercise(dir)
+	}
+}
+
+// declare writes versions.tf (the provider in required_providers) into dir when
+// the page's reader has the provider declared and dir has no terraform block yet.
+func (r *pageRun) declare(dir, name, text string) error {
+	if !r.declared || !(strings.HasSuffix(name, ".tf") || strings.HasSuffix(name, ".tfquery.hcl")) {
+		return nil
+	}
+	if regexp.MustCompile(`(?m)^terraform\s*\{`).MatchString(text) {
+		return nil
+	}
+	for _, p := range tfFiles(dir) {
+		if b, _ := os.ReadFile(p); regexp.MustCompile(`(?m)^terraform\s*\{`).Match(b) {
+			return nil
+		}
+	}
+	const versions = "terraform {\n  required_providers {\n    dbcloud = {\n      source = \"dbcloud/dbcloud\"\n    }\n  }\n}\n"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "versions.tf"), []byte(versions), 0o644)
+}
+
+var (
+	notCheapRe  = regexp.MustCompile(`(?m)^\s*(import|data|ephemeral|action|variable)\b|provisioner|action_trigger`)
+	resourceRe  = regexp.MustCompile(`(?m)^resource\s+"dbcloud_`)
+	protectedRe = regexp.MustCompile(`(?m)^\s*deletion_protection\s*=\s*true`)
+)
+
+// exercise runs a reference page's example against the emulator where that is
+// cheap: `terraform query` for a list block; apply, an empty plan and destroy for
+// a configuration of resources that names no existing object and needs no input.
+func (r *pageRun) exercise(dir string) {
+	rel, _ := filepath.Rel(r.work, dir)
+	if q, _ := filepath.Glob(filepath.Join(dir, "*.tfquery.hcl")); len(q) > 0 {
+		r.step(dir, fmt.Sprintf("%s: terraform query in %s", r.page.Path, rel), 0, "query", "-no-color")
+		return
+	}
+	var all strings.Builder
+	for _, p := range tfFiles(dir) {
+		b, _ := os.ReadFile(p)
+		all.Write(b)
+	}
+	if notCheapRe.MatchString(all.String()) || !resourceRe.MatchString(all.String()) {
+		return
+	}
+	what := fmt.Sprintf("%s: apply, empty plan, destroy in %s", r.page.Path, rel)
+	if r.step(dir, what+" (apply)", 0, "apply", "-auto-approve", "-no-color") {
+		r.step(dir, what+" (plan)", 0, "plan", "-detailed-exitcode", "-no-color")
+	}
+	// A protected service refuses destroy, as the example means it to.
+	if !protectedRe.MatchString(all.String()) {
+		r.step(dir, what+" (destroy)", 0, "destroy", "-auto-approve", "-no-color")
+	}
+}
+
+func (r *pageRun) step(dir, what string, want int, args ...string) bool {
+	out, code, err := r.exec(dir, r.env, nil, r.cli, args...)
+	switch {
+	case err != nil:
+		r.fail(what, err.Error(), out)
+	case code != want:
+		r.fail(what, fmt.Sprintf("exit %d", code), out)
+	default:
+		r.ok(what)
+		return true
+	}
+	return false
 }
 
 func langName(l string) string {
