@@ -236,12 +236,12 @@ func (r *pageRun) setup() error {
 		r.vars["FREE_ADDR"] = l.Addr().String()
 		_ = l.Close()
 	}
+	// A reader's shell: none of the test scripts' settings (TERRAFORM, TF_*, ...).
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "TF_") || strings.HasPrefix(k, "DBCLOUD_") || strings.HasPrefix(k, "PG") || k == "PATH" {
-			continue
+		if readerEnv.MatchString(k) {
+			r.env = append(r.env, kv)
 		}
-		r.env = append(r.env, kv)
 	}
 	r.env = append(r.env,
 		"PATH="+r.shims+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -263,6 +263,8 @@ func (r *pageRun) setup() error {
 	}
 	return nil
 }
+
+var readerEnv = regexp.MustCompile(`^(HOME|USER|LOGNAME|SHELL|LANG|LC_[A-Z]+|TZ|TMPDIR|TERM|GO[A-Z0-9_]*|XDG_[A-Z_]+|DBCLOUD_POSTGRES_BINDIR)$`)
 
 // setupScript runs a page's setup script (setup=PATH, relative to the repository
 // root): what the reader has before the page starts, such as objects to import. It
@@ -411,6 +413,11 @@ func (r *pageRun) run() {
 			if r.reference && b.Marker == nil {
 				r.res.Skipped++
 				r.printf("  skip  %s (a command on a reference page names example ids; its configuration blocks are run)\n", what)
+				continue
+			}
+			if r.cfg.Tofu == "" && tofuRe.MatchString(text) {
+				r.res.Skipped++
+				r.printf("  skip  %s (runs OpenTofu, which is not built: make tofu)\n", what)
 				continue
 			}
 			r.res.Blocks++
@@ -574,6 +581,7 @@ var (
 	tfVarEnvRe = regexp.MustCompile(`\bTF_VAR_([A-Za-z_][A-Za-z0-9_-]*)`)
 	tfVarArgRe = regexp.MustCompile(`(?:^|\s)-var(?:=|\s+)['"]?([A-Za-z_][A-Za-z0-9_-]*)=`)
 	usesTFRe   = regexp.MustCompile(`(?m)(^|[\s;&|(])terraform\s`)
+	tofuRe     = regexp.MustCompile(`(?m)(^|[\s;&|(])tofu\s`)
 )
 
 // undeclared: the variables a shell block sets for Terraform (TF_VAR_x, -var x=...)
@@ -665,8 +673,8 @@ source %[4]q
 		r.fail(what, left, out)
 		return
 	}
-	if e, _ := os.ReadFile(errs); want == 0 && len(e) > 0 {
-		r.fail(what, "a command failed: "+strings.TrimSpace(string(e)), out)
+	if e := failedCommands(errs, blockFile); want == 0 && e != "" {
+		r.fail(what, "a command failed: "+e, out)
 		return
 	}
 	if code != want {
@@ -700,6 +708,18 @@ source %[4]q
 	}
 }
 
+// failedCommands: what the ERR trap recorded, but for the block's own `source`.
+func failedCommands(errs, blockFile string) string {
+	b, _ := os.ReadFile(errs)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l != "" && !strings.Contains(l, blockFile) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 const leftoverMark = "pagetest: left running: "
 
 func leftover(out string) string {
@@ -709,11 +729,12 @@ func leftover(out string) string {
 	return ""
 }
 
-// execShell runs bash -c wrapper in a process group of its own, with "yes" on
-// stdin for Terraform's confirmations. Processes of the group still running after
+// execShell runs bash -c wrapper in a process group of its own, with "yes" lines
+// (1 MiB) on stdin for Terraform's confirmations. Processes of the group still running after
 // bash exits are reported (in the output, with leftoverMark) and killed.
 func (r *pageRun) execShell(env []string, wrapper string) (string, int, error) {
-	yes := strings.Repeat("yes\n", 50)
+	// Each terraform reads a buffer's worth of stdin: enough for every prompt of a block.
+	yes := strings.Repeat("yes\n", 1<<18)
 	return r.exec("", env, strings.NewReader(yes), "bash", "-c", wrapper)
 }
 
