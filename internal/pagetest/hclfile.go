@@ -211,7 +211,7 @@ func missingFiles(root string) []string {
 		if d.IsDir() && d.Name() == ".terraform" {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !(strings.HasSuffix(p, ".tf") || strings.HasSuffix(p, ".hcl")) {
+		if d.IsDir() || (!strings.HasSuffix(p, ".tf") && !strings.HasSuffix(p, ".hcl")) {
 			return nil
 		}
 		b, err := os.ReadFile(p)

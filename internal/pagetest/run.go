@@ -451,7 +451,7 @@ func (r *pageRun) run() {
 // declare writes versions.tf (the provider in required_providers) into dir when
 // the page's reader has the provider declared and dir has no terraform block yet.
 func (r *pageRun) declare(dir, name, text string) error {
-	if !r.declared || !(strings.HasSuffix(name, ".tf") || strings.HasSuffix(name, ".tfquery.hcl")) {
+	if !r.declared || (!strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfquery.hcl")) {
 		return nil
 	}
 	if regexp.MustCompile(`(?m)^terraform\s*\{`).MatchString(text) {
@@ -760,8 +760,8 @@ func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, a
 	case werr = <-done:
 	case <-ctx.Done():
 		killGroup(cmd.Process.Pid)
-		<-done
-		return buf.String(), -1, fmt.Errorf("still running after %s", r.cfg.BlockTimeout)
+		werr = <-done
+		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%v)", r.cfg.BlockTimeout, werr)
 	}
 	// A process that its block stopped on the way out may take a moment to go.
 	procs := groupProcs(cmd.Process.Pid)
