@@ -761,7 +761,7 @@ func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, a
 	case <-ctx.Done():
 		killGroup(cmd.Process.Pid)
 		werr = <-done
-		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%v)", r.cfg.BlockTimeout, werr)
+		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%w)", r.cfg.BlockTimeout, werr)
 	}
 	// A process that its block stopped on the way out may take a moment to go.
 	procs := groupProcs(cmd.Process.Pid)
