@@ -66,6 +66,26 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func TestScripts(t *testing.T) {
+	for text, want := range map[string]bool{
+		"#!/usr/bin/env bash\nterraform test\n":          true,
+		"set -euo pipefail\nterraform test\n":            true,
+		"server &\nterraform test\nkill %1\n":            true,
+		"server & # in the background\nterraform test\n": true,
+		"terraform init && terraform apply\n":            false,
+		"terraform apply\n":                              false,
+	} {
+		k, _, _ := Classify(Block{Lang: "shell", Text: text})
+		if (k == KindScript) != want {
+			t.Errorf("%q: kind %v", text, k)
+		}
+	}
+	k, _, _ := Classify(Block{Lang: "shell", Text: "terraform test\n", Prose: "Intro.\n\nIn a CI pipeline:"})
+	if k != KindScript {
+		t.Errorf("a CI snippet is not run as a script: %v", k)
+	}
+}
+
 func TestInferHCLFile(t *testing.T) {
 	for text, want := range map[string]string{
 		"variable \"a\" {}\nvariable \"b\" {}\n":     "variables.tf",

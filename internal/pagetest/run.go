@@ -688,14 +688,10 @@ source %[4]q
 		r.ok(what)
 		return
 	}
-	// The fault run: terraform fails; the script's caller must see it.
-	env := append([]string{}, r.env...)
-	for j, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			env[j] = "PATH=" + r.failBin + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
-		}
-	}
-	fout, fcode, err := r.execShell(env, wrapper)
+	// The fault run: terraform fails; the script's caller must see it. (After the
+	// carried-over environment, whose PATH is the reader's.)
+	faulty := fmt.Sprintf("source %[1]q/env\nexport PATH=%[4]q:\"$PATH\"\ncd %[2]q || exit 97\nexec bash %[3]q\n", r.state, cwd, blockFile, r.failBin)
+	fout, fcode, err := r.execShell(r.env, faulty)
 	switch {
 	case err != nil:
 		r.fail(what+" (terraform failing)", err.Error(), fout)
