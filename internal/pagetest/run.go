@@ -98,6 +98,12 @@ func RunPage(cfg Config, page *Page) Result {
 		return r.res
 	}
 	if !runnable(page) {
+		for _, b := range page.Blocks {
+			if k, reason, _ := Classify(b); k == KindSkip {
+				r.res.Skipped++
+				r.printf("  skip  %s:%d %s (%s)\n", page.Path, b.Line, langName(b.Lang), reason)
+			}
+		}
 		return r.res
 	}
 	r.cli = cfg.Terraform
