@@ -21,6 +21,9 @@ type providerData struct {
 	backoff   wait.Backoff
 	reads     *readCache  // serves Reads from shared lists (refresh_cache.go)
 	copies    finalCopies // services whose fork action did not finish in this run (final_copies.go)
+	walk      runWalk     // whether this run plans or applies (logins_stop.go)
+	// credentials is the run's one plan-time check of the credentials (credentials_check.go).
+	credentials credentialsCheck
 }
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.
