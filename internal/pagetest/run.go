@@ -313,7 +313,9 @@ func (r *pageRun) startEmulator() (string, error) {
 	}
 	cmd := exec.Command(r.cfg.Emulator, "-addr", "127.0.0.1:0", "-access-key", accessKey, "-secret-key", secretKey,
 		"-projects", projectID, "-timing", "fast", "-postgres", pg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group (a block's leftovers are looked for by group), and
+	// stopped with the runner, also when the runner is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err
