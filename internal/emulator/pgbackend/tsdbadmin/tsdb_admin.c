@@ -166,7 +166,7 @@ refuse(const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-			 errmsg("cannot execute %s in a read-only session", what),
+			 errmsg("cannot execute %s in a read-only transaction", what),
 			 errhint("%s", hint())));
 }
 
