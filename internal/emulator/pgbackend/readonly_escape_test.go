@@ -39,6 +39,10 @@ func TestReadOnlyEscapes(t *testing.T) {
 	mustExec(t, admin, "CREATE TABLE things (id bigserial PRIMARY KEY, v text)")
 	mustExec(t, admin, "INSERT INTO things (v) VALUES ('one')")
 	mustExec(t, admin, `CREATE FUNCTION app_write() RETURNS void LANGUAGE sql SECURITY DEFINER AS $$ INSERT INTO things (v) VALUES ('definer') $$`)
+	// A procedure that ends the transaction and writes in the next one (which does not start
+	// read-only by itself).
+	mustExec(t, admin, `CREATE PROCEDURE app_commit_write() LANGUAGE plpgsql AS $$ BEGIN COMMIT; INSERT INTO things (v) VALUES ('after commit'); END $$`)
+	mustExec(t, admin, `CREATE PROCEDURE app_commit_nextval() LANGUAGE plpgsql AS $$ DECLARE n bigint; BEGIN COMMIT; n := nextval('things_id_seq'); END $$`)
 	mustExec(t, admin, "RESET ROLE")
 	mustExec(t, admin, "CREATE ROLE reader LOGIN PASSWORD 'r' IN ROLE app")
 	mustExec(t, admin, "ALTER ROLE reader SET "+ReadOnlyRoleSetting+" = true")
@@ -132,6 +136,8 @@ func TestReadOnlyEscapes(t *testing.T) {
 		{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
 		{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
 		{"SECURITY DEFINER function", []string{"SELECT app_write()"}, ""},
+		{"procedure: COMMIT, then INSERT", []string{"CALL app_commit_write()"}, ""},
+		{"procedure: COMMIT, then nextval in an expression", []string{"CALL app_commit_nextval()"}, ""},
 		// Only tsdbadmin (and its members) may run the vendor's function (42501 for others).
 		{"vendor's create_bare_readonly_role", []string{"SELECT timescale_functions.create_bare_readonly_role('escaped', 'e')"}, "42501"},
 		{"large object lo_create", []string{"SELECT lo_create(0)"}, ""},
