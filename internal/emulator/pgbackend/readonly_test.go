@@ -190,4 +190,32 @@ func TestReadOnlySetupOnKeptData(t *testing.T) {
 		t.Error("the restarted instance has no timescale_functions")
 	}
 	mustExec(t, admin, "SELECT timescale_functions.create_bare_readonly_role('ro', 'ro')")
+
+	// As the emulator left it before the extension: a trigger on every table and event triggers
+	// that refuse what the extension now refuses. They are removed when the instance starts again.
+	if err := in.admin(ctx, Database,
+		`CREATE TABLE timescale_functions.read_only_roles (roleid oid PRIMARY KEY)`,
+		`CREATE FUNCTION timescale_functions.refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'old trigger'; END $$`,
+		`CREATE FUNCTION timescale_functions.refuse_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN END $$`,
+		`CREATE EVENT TRIGGER tsdb_admin_read_only_ddl ON ddl_command_start EXECUTE FUNCTION timescale_functions.refuse_ddl()`,
+		`CREATE TABLE public.kept (v text)`,
+		`ALTER TABLE public.kept OWNER TO `+AdminUser,
+		`CREATE TRIGGER tsdb_admin_read_only BEFORE INSERT ON public.kept FOR EACH STATEMENT EXECUTE FUNCTION timescale_functions.refuse_write()`,
+	); err != nil {
+		t.Fatal(err)
+	}
+	_ = admin.Close(ctx)
+	if err := m.Stop(id); err != nil {
+		t.Fatal(err)
+	}
+	m.unregister(id)
+	in, _, err = m.Create(ctx, id, CreateOptions{Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin = mustConnect(t, in.Host(), in.Port(), "pw")
+	mustExec(t, admin, "INSERT INTO kept VALUES ('written')")
+	if queryBool(t, admin, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger) OR EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'tsdb_admin_read_only')") {
+		t.Error("the old read-only triggers are still there")
+	}
 }
