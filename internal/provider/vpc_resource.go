@@ -109,10 +109,10 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
-	vpc, err := c.CreateVPC(ctx, body)
-	if api.IsAmbiguous(err) {
-		vpc, err = findNewVPC(ctx, r.pd, body, wait.IDSet(before, vpcID), err)
-	}
+	vpc, _, err := wait.Create(ctx, func(ctx context.Context) (*api.VPC, error) { return c.CreateVPC(ctx, body) },
+		func(ctx context.Context, cause error) (*api.VPC, error) {
+			return findNewVPC(ctx, r.pd, body, wait.IDSet(before, vpcID), cause)
+		})
 	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, summary, err) {
 		return
 	}

@@ -189,6 +189,13 @@ func (e *NotCreatedError) Error() string {
 
 func (e *NotCreatedError) Unwrap() error { return e.Cause }
 
+// IsNotCreated reports whether err is a look that proved a lost create was not made (*NotCreatedError):
+// sending the create again is safe.
+func IsNotCreated(err error) bool {
+	var notCreated *NotCreatedError
+	return errors.As(err, &notCreated)
+}
+
 // FindCreated resolves a create whose answer was lost (cause) by looking, never by sending the create
 // again. It looks with backoff b on a context that neither Ctrl-C nor the end of the operation's timeout
 // cancels (lookContext), and rides out an outage: while the list fails, it keeps looking, each list
