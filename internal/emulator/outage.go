@@ -139,7 +139,8 @@ const OutagePath = "/_emulator/outage"
 func (e *Emulator) serveOutageControl(w http.ResponseWriter, r *http.Request) {
 	if !e.authenticate(r) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="dbcloud"`)
-		writeError(w, &apiError{Status: http.StatusUnauthorized, Code: "UNAUTHORIZED", Message: "missing or invalid credentials"})
+		writeError(w, &apiError{Status: http.StatusUnauthorized, Code: "UNAUTHORIZED", Message: "missing or invalid credentials",
+			Details: "The outage control endpoint takes the API's credentials."})
 		return
 	}
 	switch r.Method {
@@ -148,19 +149,20 @@ func (e *Emulator) serveOutageControl(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		secs, err := strconv.ParseFloat(q.Get("seconds"), 64)
 		if err != nil || secs < 0 {
-			writeError(w, badRequest("seconds must be a number of seconds >= 0", q.Get("seconds")))
+			writeError(w, badRequest("seconds must be a number of seconds >= 0", "got "+strconv.Quote(q.Get("seconds"))))
 			return
 		}
 		kind := OutageUnavailable
 		if k := q.Get("kind"); k != "" {
 			if kind, err = ParseOutageKind(k); err != nil {
-				writeError(w, badRequest(err.Error(), ""))
+				writeError(w, badRequest(err.Error(), "kind is unavailable or drop"))
 				return
 			}
 		}
 		e.SetOutage(Outage{Kind: kind, Duration: time.Duration(secs * float64(time.Second)), StartOn: q.Get("start_on")})
 	default:
-		writeError(w, &apiError{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: "use GET or POST"})
+		writeError(w, &apiError{Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: "use GET or POST",
+			Details: "POST sets an outage, GET reports the last one."})
 		return
 	}
 	rep := e.LastOutage()
