@@ -207,3 +207,39 @@ func TestAccOutage_destroy(t *testing.T) {
 		})
 	}
 }
+
+// A rename sent into 15 s of outage (the emulator's chaos run found it): the rename's lost answer is
+// followed by a look once the API answers, and the rename again; the plan after it is empty.
+func TestAccOutage_renameSentIntoOutage(t *testing.T) {
+	t.Parallel()
+	for _, kind := range outageKinds {
+		t.Run(kind.String(), func(t *testing.T) {
+			t.Parallel()
+			srv := newTestEmulator(t)
+			config := func(name string) string {
+				return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_vpc" "net" {
+  name        = %q
+  cidr        = "10.60.0.0/16"
+  region_code = "us-east-1"
+}
+`, name)
+			}
+			var started time.Time
+			resource.Test(t, outageCase(t, srv,
+				resource.TestStep{Config: config("outage-rename")},
+				resource.TestStep{
+					PreConfig: func() {
+						started = time.Now()
+						srv.SetOutage(emulator.Outage{Kind: kind, Duration: 15 * time.Second, StartOn: "renameVPC"})
+					},
+					Config: config("outage-renamed"),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						outageRidden(t, srv, "rename sent into 15 s of "+kind.String(), &started),
+						resource.TestCheckResourceAttr("dbcloud_vpc.net", "name", "outage-renamed"),
+					),
+				},
+			))
+		})
+	}
+}
