@@ -544,6 +544,9 @@ func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID 
 			if ferr == nil {
 				return wait.PollResult[*api.ReadReplicaSet]{Value: found, Done: true}, nil
 			}
+			if wait.IsNotCreated(ferr) { // the look proved it was not made: send it again
+				return wait.PollResult[*api.ReadReplicaSet]{Status: "create lost and not made: sending it again"}, nil
+			}
 			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(ferr)
 		}
 		return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(err)

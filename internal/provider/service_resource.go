@@ -201,7 +201,7 @@ func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResource
 	var (
 		svc  *api.Service
 		err  error
-		sent = true // whether err is the create/fork call's own
+		sent bool // whether err is the fork call's own (a create's lost answer is resolved by wait.Create)
 	)
 	if fork != nil {
 		body, berr := forkBody(plan, fork)
@@ -216,7 +216,12 @@ func (r *serviceResource) createOrFork(ctx context.Context, plan serviceResource
 		if diags.HasError() {
 			return nil, false
 		}
-		svc, err = pd.client.CreateService(ctx, body)
+		// A lost answer is resolved by looking, and the create sent again only when it was not made.
+		svc, adopted, err = wait.Create(ctx, func(ctx context.Context) (*api.Service, error) { return pd.client.CreateService(ctx, body) },
+			func(ctx context.Context, cause error) (*api.Service, error) {
+				return findCreatedService(ctx, pd, name, started, cause)
+			})
+		adopted = adopted && err == nil
 	}
 	if err != nil && sent && api.IsAmbiguous(err) {
 		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the service instead of creating it again", map[string]any{"name": name, "error": err.Error()})

@@ -144,10 +144,10 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
-	p, err := c.CreatePeering(ctx, vpcID, body)
-	if api.IsAmbiguous(err) {
-		p, err = findNewPeering(ctx, r.pd, vpcID, body, wait.IDSet(before, peeringID), err)
-	}
+	p, _, err := wait.Create(ctx, func(ctx context.Context) (*api.Peering, error) { return c.CreatePeering(ctx, vpcID, body) },
+		func(ctx context.Context, cause error) (*api.Peering, error) {
+			return findNewPeering(ctx, r.pd, vpcID, body, wait.IDSet(before, peeringID), cause)
+		})
 	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, summary, err) {
 		return
 	}

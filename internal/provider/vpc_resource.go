@@ -109,10 +109,10 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
 		return
 	}
-	vpc, err := c.CreateVPC(ctx, body)
-	if api.IsAmbiguous(err) {
-		vpc, err = findNewVPC(ctx, r.pd, body, wait.IDSet(before, vpcID), err)
-	}
+	vpc, _, err := wait.Create(ctx, func(ctx context.Context) (*api.VPC, error) { return c.CreateVPC(ctx, body) },
+		func(ctx context.Context, cause error) (*api.VPC, error) {
+			return findNewVPC(ctx, r.pd, body, wait.IDSet(before, vpcID), cause)
+		})
 	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, summary, err) {
 		return
 	}
@@ -157,7 +157,21 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		return
 	}
 	if !plan.Name.Equal(state.Name) {
-		vpc, err := r.pd.client.RenameVPC(ctx, state.ID.ValueString(), plan.Name.ValueString())
+		// A lost answer (an outage's dropped connection) is followed by a look, then the rename again.
+		id, name := state.ID.ValueString(), plan.Name.ValueString()
+		var vpc *api.VPC
+		err := wait.WhileBusy(ctx, r.pd.backoff, wait.Busy{
+			What: "the API to rename VPC " + id, MaxRetries: 5,
+			Call: func(ctx context.Context) (err error) { vpc, err = r.pd.client.RenameVPC(ctx, id, name); return err },
+			Applied: func(ctx context.Context) bool {
+				v, err := r.pd.client.GetVPC(ctx, id)
+				if err != nil || deref(v.Name) != name {
+					return false
+				}
+				vpc = v
+				return true
+			},
+		})
 		if err != nil {
 			r.pd.updateFailed(ctx, &resp.Diagnostics, "Could not rename VPC", "VPC "+state.ID.ValueString(), err)
 			return
