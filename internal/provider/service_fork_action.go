@@ -30,7 +30,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -269,13 +268,16 @@ func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name stri
 		return "", "", false
 	}
 	r.progress("forking service %s (%q, %s) into a new service %q, strategy %s", sourceID, deref(src.Name), serviceStatus(src), name, strategy)
-	started := time.Now()
-	fork, sent, err := (&serviceResource{resourceBase{pd: pd}}).forkWhenReady(ctx, sourceID, body)
-	if err != nil && sent && api.IsAmbiguous(err) {
-		tflog.Warn(ctx, "dbcloud: the fork answer was lost; looking for the fork instead of forking again", map[string]any{"name": name, "error": err.Error()})
-		r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
-		fork, err = findCreatedService(ctx, pd, name, started, err)
-	}
+	// The resources' create (create.go): a lost answer is looked for by the name, never forked again.
+	fork, _, sent, _, err := createCall[api.Service]{kind: "service fork",
+		call: func(ctx context.Context, _ *lostCreate) (*api.Service, bool, error) {
+			return forkWhenReady(ctx, pd, sourceID, body)
+		},
+		find: func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
+			r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
+			return findCreatedService(ctx, pd, name, lc.Started, cause)
+		},
+	}.do(ctx)
 	if err != nil {
 		r.a.forkFailed(ctx, r.diags, sourceID, name, sent, err)
 		return "", "", false

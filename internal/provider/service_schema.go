@@ -35,9 +35,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"If the apply is interrupted (Ctrl-C) while create waits, the service stays in state untainted with a warning, and " +
 			"the next apply resumes the wait and the remaining steps; a create that runs out of its `timeouts.create` fails and " +
 			"taints the service (the next apply replaces it, or `terraform untaint` keeps it once it is ready).\n\n" +
-			"**In place:** `name` (rename), `cpu_millis`/`memory_gbs` (resize), `ha_replicas`/`sync_replicas`, " +
-			"`connection_pooler_enabled`, `environment`, `password`/`password_wo_version`, `vpc_id` (detach/attach), " +
-			"`paused` (stop/start), `deletion_protection` and `timeouts`. **Replace:** `region_code`, `addons` and `fork`.\n\n" +
+			serviceInPlaceSentence() + " **Replace:** `region_code`, `addons` and `fork`.\n\n" + // from serviceChanges
+
 			"**Removing an optional argument** from the configuration never changes or replaces anything: the service keeps " +
 			"what it has (at create, an absent argument gets the API's default). Exceptions, because absence is their only " +
 			"way to say \"none\": removing `vpc_id` detaches the service; removing `deletion_protection` sets it to `false` " +

@@ -1,0 +1,115 @@
+package provider
+
+// The one create skeleton of every resource (and, its first half, of the fork action): the objects
+// before the create, the create call, an ambiguous answer (5xx, a broken connection) resolved by
+// looking for the new object (wait.FindCreated), never by sending the call again; an unresolved look
+// leaves a placeholder (placeholder.go); then the id saved in state at once, the wait (and the calls
+// that follow it), the record, and a wait that Ctrl-C interrupted (interrupt.go). Each resource gives
+// only its call, how to find a new object, and its wait.
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// createCall is a create: what a lost answer needs to know of the time before it (before; nil: the
+// start time is enough), the call, and how to find the object it made (find, through
+// wait.FindCreated). The call fills in lc itself when it lists only once it may send (a replica set,
+// after its service is READY); sent says whether its error is the create call's own (a call that
+// waits first may fail before it sends anything).
+type createCall[T any] struct {
+	kind   string
+	before func(ctx context.Context) (lostCreate, error)
+	call   func(ctx context.Context, lc *lostCreate) (_ *T, sent bool, _ error)
+	find   func(ctx context.Context, lc lostCreate, cause error) (*T, error)
+}
+
+// do sends the create. adopted says the object was found after a lost answer.
+func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, adopted bool, err error) {
+	lc.Started = time.Now()
+	if c.before != nil {
+		if lc, err = c.before(ctx); err != nil {
+			return nil, lc, false, false, err
+		}
+		lc.Started = time.Now()
+	}
+	obj, sent, err = c.call(ctx, &lc)
+	if err != nil && sent && api.IsAmbiguous(err) {
+		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the new object instead of creating it again",
+			map[string]any{"kind": c.kind, "error": err.Error()})
+		obj, err = c.find(ctx, lc, err)
+		adopted = err == nil
+	}
+	return obj, lc, sent, adopted, err
+}
+
+// createSteps is what a resource gives createResource: its create (call and find), the id of a
+// record, the model from the created record (record), and optionally what follows: an adoption
+// warning, the wait and the calls after it (wait records into the model as it goes and returns the
+// summary of the step that failed, "" for summary), the warning of an interrupted wait (given with
+// wait), and kept, which
+// updates the model after a failed wait (interrupted or not) before it is saved.
+type createSteps[T, M any] struct {
+	summary     string
+	create      createCall[T]
+	id          func(*T) string
+	noID        func() string
+	record      func(m *M, obj *T, adopted bool)
+	adopted     func(obj *T) (summary, detail string)
+	wait        func(ctx context.Context, m *M, diags *diag.Diagnostics) (summary string, err error)
+	interrupted func(m M, summary string, err error) (warning, detail string)
+	kept        func(ctx context.Context, m *M, resp *resource.CreateResponse, interrupted bool)
+}
+
+// createResource is the one create of the resources. It returns the model saved in state.
+func createResource[T, M any](ctx context.Context, pd *providerData, resp *resource.CreateResponse, plan M, s createSteps[T, M]) {
+	obj, lc, _, adopted, err := s.create.do(ctx)
+	if savePlaceholder(ctx, pd, resp, &plan, lc, s.summary, err) {
+		return
+	}
+	if err != nil {
+		pd.addError(ctx, &resp.Diagnostics, s.summary, err)
+		return
+	}
+	if s.id(obj) == "" {
+		resp.Diagnostics.AddError(s.summary, s.noID())
+		return
+	}
+	if adopted && s.adopted != nil {
+		resp.Diagnostics.AddWarning(s.adopted(obj))
+	}
+	// Save the id at once: from here on, any failure leaves the object in state (tainted, or kept
+	// when interrupted), never orphaned.
+	state := plan
+	s.record(&state, obj, adopted)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if resp.Diagnostics.HasError() || s.wait == nil {
+		return
+	}
+	summary, err := s.wait(ctx, &state, &resp.Diagnostics)
+	if err == nil && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	if summary == "" {
+		summary = s.summary
+	}
+	interrupted := false
+	if err != nil {
+		warning, detail := s.interrupted(state, summary, err)
+		interrupted = interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, warning, detail)
+	}
+	if err != nil && !interrupted {
+		pd.addError(ctx, &resp.Diagnostics, summary, err)
+	}
+	if s.kept != nil {
+		s.kept(ctx, &state, resp, interrupted)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
