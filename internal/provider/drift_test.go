@@ -658,7 +658,7 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 	r.replicaSetChange(aID, rsID, "resize replica set", func() error { return r.c.ResizeReplicaSet(r.ctx, aID, rsID, 2000, 8) },
 		func(s *api.ReadReplicaSet) bool { return deref(s.CPUMillis) == 2000 })
 	r.replicaSetChange(aID, rsID, "enable the replica set's pooler", func() error { return r.c.EnableReplicaSetPooler(r.ctx, aID, rsID) },
-		replicaSetPoolerEnabled)
+		(*api.ReadReplicaSet).PoolerEnabled)
 	r.replicaSetChange(aID, rsID, "replica set environment", func() error { return r.c.SetReplicaSetEnvironment(r.ctx, aID, rsID, api.PROD) },
 		func(s *api.ReadReplicaSet) bool { return replicaSetEnvironment(s) == "PROD" })
 	r.serviceChange(aID, "rename a", func() error { _, err := r.c.RenameService(r.ctx, aID, "drift-a-console"); return err },
@@ -723,7 +723,7 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 	if fb, _ := r.service(bID); fb.Status.ValueString() != string(api.READY) || !fb.VpcID.IsNull() {
 		t.Errorf("service b after the apply: %s, vpc %s; want READY, no VPC", fb.Status, fb.VpcID)
 	}
-	if s := r.replicaSet(aID, rsID); s == nil || deref(s.CPUMillis) != 1000 || deref(s.MemoryGbs) != 4 || replicaSetPoolerEnabled(s) || replicaSetEnvironment(s) != "DEV" {
+	if s := r.replicaSet(aID, rsID); s == nil || deref(s.CPUMillis) != 1000 || deref(s.MemoryGbs) != 4 || s.PoolerEnabled() || replicaSetEnvironment(s) != "DEV" {
 		t.Errorf("replica set after the apply: %+v, want 1000/4, no pooler, DEV", s)
 	}
 	r.savedPlan("empty.tfplan", 0)

@@ -60,10 +60,10 @@ func flattenService(svc *api.Service) serviceFields {
 		f.Hostname = types.StringPointerValue(svc.Endpoint.Host)
 		f.Port = int64Value(svc.Endpoint.Port)
 	}
-	if svc.ConnectionPooler != nil && svc.ConnectionPooler.Endpoint != nil {
+	if ep := api.PoolerEndpoint(svc.ConnectionPooler); ep != nil { // the one rule of "pooler enabled"
 		f.ConnectionPoolerEnabled = types.BoolValue(true)
-		f.PoolerHostname = types.StringPointerValue(svc.ConnectionPooler.Endpoint.Host)
-		f.PoolerPort = int64Value(svc.ConnectionPooler.Endpoint.Port)
+		f.PoolerHostname = types.StringPointerValue(ep.Host)
+		f.PoolerPort = int64Value(ep.Port)
 	}
 	// vpcEndpoint may be null, {} or missing: all mean "not attached".
 	if ve := api.VPCEndpointOf(svc); ve != nil {

@@ -130,7 +130,6 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	defer cancel()
-	const summary = "Could not create VPC peering"
 	c := r.pd.client
 	vpcID := plan.VPCID.ValueString()
 	body := api.PeeringCreate{
@@ -138,49 +137,45 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 		PeerRegionCode: plan.PeerRegionCode.ValueString(),
 		PeerVpcID:      plan.PeerVPCID.ValueString(),
 	}
-
-	before, err := c.ListPeerings(ctx, vpcID)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	p, err := c.CreatePeering(ctx, vpcID, body)
-	if api.IsAmbiguous(err) {
-		p, err = findNewPeering(ctx, r.pd, vpcID, body, wait.IDSet(before, peeringID), err)
-	}
-	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, summary, err) {
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	id := deref(p.ID)
-	if id == "" {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID))
-		return
-	}
-
-	// Save the id at once: if the wait fails, Terraform keeps the peering (tainted) instead of losing it.
-	state := plan
-	state.ID = types.StringValue(id)
-	state.applyRecord(p)
-	nullUnknowns(&state)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	last, err := waitPeeringProvisioned(ctx, r.pd, vpcID, id, body, p)
-	state.applyRecord(last)
-	nullUnknowns(&state)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
-	if err != nil && !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "VPC peering creation interrupted: the peering is kept",
-		fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
-			"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", id, vpcID, state.Status.ValueString())) {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-	}
+	var created *api.Peering
+	createResource(ctx, r.pd, resp, plan, createSteps[api.Peering, vpcPeeringModel]{
+		summary: "Could not create VPC peering",
+		create: createCall[api.Peering]{kind: "VPC peering",
+			before: func(ctx context.Context) (lostCreate, error) {
+				before, err := c.ListPeerings(ctx, vpcID)
+				return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, err
+			},
+			call: func(ctx context.Context, _ *lostCreate) (*api.Peering, bool, error) {
+				p, err := c.CreatePeering(ctx, vpcID, body)
+				return p, true, err
+			},
+			find: func(ctx context.Context, lc lostCreate, cause error) (*api.Peering, error) {
+				return findNewPeering(ctx, r.pd, vpcID, body, lc.before(), cause)
+			},
+		},
+		id: peeringID,
+		noID: func() string {
+			return fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID)
+		},
+		record: func(m *vpcPeeringModel, p *api.Peering, _ bool) {
+			created = p
+			m.ID = types.StringValue(deref(p.ID))
+			m.applyRecord(p)
+			nullUnknowns(m)
+		},
+		wait: func(ctx context.Context, m *vpcPeeringModel, _ *diag.Diagnostics) (string, error) {
+			last, err := waitPeeringProvisioned(ctx, r.pd, vpcID, m.ID.ValueString(), body, created)
+			m.applyRecord(last)
+			nullUnknowns(m)
+			return "", err
+		},
+		// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
+		interrupted: func(m vpcPeeringModel, _ string, _ error) (string, string) {
+			return "VPC peering creation interrupted: the peering is kept",
+				fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
+					"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", m.ID.ValueString(), vpcID, m.Status.ValueString())
+		},
+	})
 }
 
 func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

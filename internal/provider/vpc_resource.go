@@ -100,33 +100,32 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	const summary = "Could not create VPC"
 	c := r.pd.client
 	body := api.VPCCreate{Name: plan.Name.ValueString(), Cidr: plan.CIDR.ValueString(), RegionCode: plan.RegionCode.ValueString()}
-
-	before, err := c.ListVPCs(ctx)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	vpc, err := c.CreateVPC(ctx, body)
-	if api.IsAmbiguous(err) {
-		vpc, err = findNewVPC(ctx, r.pd, body, wait.IDSet(before, vpcID), err)
-	}
-	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, summary, err) {
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	if deref(vpc.ID) == "" {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name))
-		return
-	}
-	plan.ID = types.StringValue(deref(vpc.ID))
-	plan.applyRecord(vpc)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	createResource(ctx, r.pd, resp, plan, createSteps[api.VPC, vpcModel]{
+		summary: "Could not create VPC",
+		create: createCall[api.VPC]{kind: "VPC",
+			before: func(ctx context.Context) (lostCreate, error) {
+				before, err := c.ListVPCs(ctx)
+				return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, err
+			},
+			call: func(ctx context.Context, _ *lostCreate) (*api.VPC, bool, error) {
+				vpc, err := c.CreateVPC(ctx, body)
+				return vpc, true, err
+			},
+			find: func(ctx context.Context, lc lostCreate, cause error) (*api.VPC, error) {
+				return findNewVPC(ctx, r.pd, body, lc.before(), cause)
+			},
+		},
+		id: vpcID,
+		noID: func() string {
+			return fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name)
+		},
+		record: func(m *vpcModel, vpc *api.VPC, _ bool) {
+			m.ID = types.StringValue(deref(vpc.ID))
+			m.applyRecord(vpc)
+		},
+	})
 }
 
 func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
