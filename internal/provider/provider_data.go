@@ -19,7 +19,7 @@ type providerData struct {
 	client    *api.Client
 	analytics *analytics
 	backoff   wait.Backoff
-	reads     *readCache  // serves Reads from shared lists (refresh_cache.go)
+	reads     *readCache  // serves Reads from shared lists (refresh_cache.go); use read()
 	copies    finalCopies // services whose fork action did not finish in this run (final_copies.go)
 }
 
@@ -43,4 +43,13 @@ func notConfigured(pd *providerData, diags *diag.Diagnostics) bool {
 		diags.AddError("Provider not configured", "The dbcloud provider was not configured: this is a bug in the provider.")
 	}
 	return pd == nil
+}
+
+// read is the read cache (refresh_cache.go): Reads, data sources and list resources read through it.
+// Provider data built without one (tests) reads through the client directly.
+func (pd *providerData) read() *readCache {
+	if pd.reads == nil {
+		return uncachedReads(pd.client)
+	}
+	return pd.reads
 }

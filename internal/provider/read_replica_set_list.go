@@ -42,7 +42,7 @@ func (r *readReplicaSetListResource) List(ctx context.Context, req list.ListRequ
 		return
 	}
 	serviceID := cfg.ServiceID.ValueString()
-	sets, err := r.pd.reads.ListReplicaSets(ctx, r.pd.client, serviceID)
+	sets, err := r.pd.read().ListReplicaSets(ctx, serviceID)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the read replica sets of service %s", serviceID), err)
 		return

@@ -298,7 +298,7 @@ func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
-	rs, err := r.pd.reads.GetReplicaSet(ctx, r.pd.client, serviceID, id)
+	rs, err := r.pd.read().GetReplicaSet(ctx, serviceID, id)
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "read replica set not found: removing it from state", map[string]any{"service_id": serviceID, "id": id})
 		resp.State.RemoveResource(ctx)

@@ -151,7 +151,7 @@ func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	id := cfg.ID.ValueString()
-	svc, err := d.pd.reads.GetService(ctx, d.pd.client, id)
+	svc, err := d.pd.read().GetService(ctx, id)
 	if err == nil && serviceIsGone(svc) {
 		err = fmt.Errorf("service %s was deleted (status %s)", id, serviceStatus(svc))
 		resp.Diagnostics.AddAttributeError(path.Root("id"), "Service not found",
@@ -243,7 +243,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	list, err := d.pd.reads.ListServices(ctx, d.pd.client)
+	list, err := d.pd.read().ListServices(ctx)
 	if err != nil {
 		d.pd.addError(ctx, &resp.Diagnostics, "Could not list services", err)
 		return

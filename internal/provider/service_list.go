@@ -48,7 +48,7 @@ func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, st
 	if !listConfig(ctx, r.pd, req, &cfg, stream) {
 		return
 	}
-	services, err := r.pd.reads.ListServices(ctx, r.pd.client)
+	services, err := r.pd.read().ListServices(ctx)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, "Could not list services", err)
 		return

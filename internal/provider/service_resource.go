@@ -260,7 +260,7 @@ func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	id := state.ID.ValueString()
-	svc, err := r.pd.reads.GetService(ctx, r.pd.client, id)
+	svc, err := r.pd.read().GetService(ctx, id)
 	if api.IsNotFound(err) || (err == nil && serviceIsGone(svc)) {
 		tflog.Warn(ctx, "dbcloud: service no longer exists; removing it from state", map[string]any{"service_id": id})
 		resp.State.RemoveResource(ctx)

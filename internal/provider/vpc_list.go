@@ -41,7 +41,7 @@ func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream
 	if !listConfig(ctx, r.pd, req, &cfg, stream) {
 		return
 	}
-	vpcs, err := r.pd.reads.ListVPCs(ctx, r.pd.client)
+	vpcs, err := r.pd.read().ListVPCs(ctx)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, "Could not list VPCs", err)
 		return

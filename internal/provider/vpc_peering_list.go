@@ -43,7 +43,7 @@ func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest,
 		return
 	}
 	vpcID := cfg.VPCID.ValueString()
-	peerings, err := r.pd.reads.ListPeerings(ctx, r.pd.client, vpcID)
+	peerings, err := r.pd.read().ListPeerings(ctx, vpcID)
 	if err != nil {
 		stream.Results = r.pd.listError(ctx, fmt.Sprintf("Could not list the peerings of VPC %s", vpcID), err)
 		return

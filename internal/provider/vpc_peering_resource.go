@@ -185,7 +185,7 @@ func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
-	p, err := r.pd.reads.GetPeering(ctx, r.pd.client, vpcID, id)
+	p, err := r.pd.read().GetPeering(ctx, vpcID, id)
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC peering not found: removing it from state", map[string]any{"vpc_id": vpcID, "id": id})
 		resp.State.RemoveResource(ctx)

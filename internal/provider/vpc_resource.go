@@ -134,7 +134,7 @@ func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	vpc, err := r.pd.reads.GetVPC(ctx, r.pd.client, state.ID.ValueString())
+	vpc, err := r.pd.read().GetVPC(ctx, state.ID.ValueString())
 	if api.IsNotFound(err) {
 		tflog.Warn(ctx, "VPC not found: removing it from state", map[string]any{"id": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
