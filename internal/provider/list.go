@@ -18,13 +18,10 @@ import (
 )
 
 // listConfig decodes a list request's configuration into cfg (a pointer to the list model). When
-// the provider is not configured or the configuration does not decode, it sends the diagnostics as
-// the stream's results and returns false.
-func listConfig(ctx context.Context, pd *providerData, req list.ListRequest, cfg any, stream *list.ListResultsStream) bool {
-	var diags diag.Diagnostics
-	if !notConfigured(pd, &diags) {
-		diags.Append(req.Config.Get(ctx, cfg)...)
-	}
+// the configuration does not decode, it sends the diagnostics as the stream's results and returns
+// false. (The configured guard is the wrapper's, manageList in base.go.)
+func listConfig(ctx context.Context, req list.ListRequest, cfg any, stream *list.ListResultsStream) bool {
+	diags := req.Config.Get(ctx, cfg)
 	if diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return false

@@ -18,7 +18,7 @@ var _ list.ListResourceWithConfigure = (*readReplicaSetListResource)(nil)
 
 // NewReadReplicaSetListResource is the dbcloud_read_replica_set list resource.
 func NewReadReplicaSetListResource() list.ListResource {
-	return &readReplicaSetListResource{resourceBase{typeName: replicaSetTypeName}}
+	return manageList(&readReplicaSetListResource{resourceBase{typeName: replicaSetTypeName}})
 }
 
 type readReplicaSetListResource struct{ resourceBase }
@@ -38,7 +38,7 @@ func (r *readReplicaSetListResource) ListResourceConfigSchema(_ context.Context,
 
 func (r *readReplicaSetListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg readReplicaSetListModel
-	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+	if !listConfig(ctx, req, &cfg, stream) {
 		return
 	}
 	serviceID := cfg.ServiceID.ValueString()

@@ -19,7 +19,7 @@ var _ list.ListResourceWithConfigure = (*serviceListResource)(nil)
 
 // NewServiceListResource is the dbcloud_service list resource.
 func NewServiceListResource() list.ListResource {
-	return &serviceListResource{resourceBase{typeName: serviceTypeName}}
+	return manageList(&serviceListResource{resourceBase{typeName: serviceTypeName}})
 }
 
 type serviceListResource struct{ resourceBase }
@@ -45,7 +45,7 @@ func (r *serviceListResource) ListResourceConfigSchema(_ context.Context, _ list
 
 func (r *serviceListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg serviceListModel
-	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+	if !listConfig(ctx, req, &cfg, stream) {
 		return
 	}
 	services, err := r.pd.read().ListServices(ctx)

@@ -18,7 +18,7 @@ var _ list.ListResourceWithConfigure = (*vpcListResource)(nil)
 
 // NewVPCListResource is the dbcloud_vpc list resource.
 func NewVPCListResource() list.ListResource {
-	return &vpcListResource{resourceBase{typeName: vpcTypeName}}
+	return manageList(&vpcListResource{resourceBase{typeName: vpcTypeName}})
 }
 
 type vpcListResource struct{ resourceBase }
@@ -38,7 +38,7 @@ func (r *vpcListResource) ListResourceConfigSchema(_ context.Context, _ list.Lis
 
 func (r *vpcListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg vpcListModel
-	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+	if !listConfig(ctx, req, &cfg, stream) {
 		return
 	}
 	vpcs, err := r.pd.read().ListVPCs(ctx)

@@ -19,7 +19,7 @@ var _ list.ListResourceWithConfigure = (*vpcPeeringListResource)(nil)
 
 // NewVPCPeeringListResource is the dbcloud_vpc_peering list resource.
 func NewVPCPeeringListResource() list.ListResource {
-	return &vpcPeeringListResource{resourceBase{typeName: peeringTypeName}}
+	return manageList(&vpcPeeringListResource{resourceBase{typeName: peeringTypeName}})
 }
 
 type vpcPeeringListResource struct{ resourceBase }
@@ -39,7 +39,7 @@ func (r *vpcPeeringListResource) ListResourceConfigSchema(_ context.Context, _ l
 
 func (r *vpcPeeringListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
 	var cfg vpcPeeringListModel
-	if !listConfig(ctx, r.pd, req, &cfg, stream) {
+	if !listConfig(ctx, req, &cfg, stream) {
 		return
 	}
 	vpcID := cfg.VPCID.ValueString()
