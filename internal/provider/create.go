@@ -113,3 +113,51 @@ func createResource[T, M any](ctx context.Context, pd *providerData, resp *resou
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
+
+// ---- Read and Delete, for the resources whose record maps straight into their model ----
+
+// readResource is a resource's Read: the record (get, through the read cache), the object removed from
+// state when the API no longer has it (a 404, or gone(record)), any other error reported; else the
+// model with the record (apply) saved.
+func readResource[M, T any](ctx context.Context, pd *providerData, req resource.ReadRequest, resp *resource.ReadResponse, what string,
+	get func(m M) (*T, error), gone func(*T) bool, apply func(m *M, rec *T)) {
+	var m M
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, err := get(m)
+	if api.IsNotFound(err) || (err == nil && gone != nil && gone(rec)) {
+		tflog.Warn(ctx, "dbcloud: "+what+" no longer exists (or is being deleted): removing it from state")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		pd.addError(ctx, &resp.Diagnostics, "Could not read "+what, err)
+		return
+	}
+	apply(&m, rec)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// timeoutOf is a model's `timeouts` value of one operation (e.g. m.Timeouts.Delete).
+type timeoutOf = func(context.Context, time.Duration) (time.Duration, diag.Diagnostics)
+
+// deleteResource is a resource's Delete: the model from state, ctx bounded by its delete timeout (or
+// def), and the deletion (del: wait.Delete, or the resource's own wait), whose error is reported.
+func deleteResource[M any](ctx context.Context, pd *providerData, req resource.DeleteRequest, resp *resource.DeleteResponse, summary string,
+	timeout func(M) timeoutOf, def time.Duration, del func(ctx context.Context, m M, diags *diag.Diagnostics) error) {
+	var m M
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := withTimeout(ctx, timeout(m), def, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer cancel()
+	if err := del(ctx, m, &resp.Diagnostics); err != nil {
+		pd.addError(ctx, &resp.Diagnostics, summary, err)
+	}
+}

@@ -20,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -292,29 +291,12 @@ func (r *readReplicaSetResource) applySettings(ctx context.Context, plan readRep
 }
 
 func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state readReplicaSetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
-	rs, err := r.pd.read().GetReplicaSet(ctx, serviceID, id)
-	if api.IsNotFound(err) {
-		tflog.Warn(ctx, "read replica set not found: removing it from state", map[string]any{"service_id": serviceID, "id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not read read replica set", err)
-		return
-	}
-	if deref(rs.Status) == api.ReplicaSetStatusDeleting {
-		tflog.Warn(ctx, "read replica set is being deleted: removing it from state", map[string]any{"service_id": serviceID, "id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	state.applyRecord(rs)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	readResource(ctx, r.pd, req, resp, "read replica set",
+		func(m readReplicaSetModel) (*api.ReadReplicaSet, error) {
+			return r.pd.read().GetReplicaSet(ctx, m.ServiceID.ValueString(), m.ID.ValueString())
+		},
+		func(rs *api.ReadReplicaSet) bool { return deref(rs.Status) == api.ReplicaSetStatusDeleting },
+		(*readReplicaSetModel).applyRecord)
 }
 
 func (r *readReplicaSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -383,34 +365,22 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state readReplicaSetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, replicaSetDeleteTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
-	c := r.pd.client
-
-	what := fmt.Sprintf("read replica set %s of service %s to be deleted", id, serviceID)
-	err := wait.Delete(ctx, r.pd.backoff, what,
-		func(ctx context.Context) (string, bool, error) {
-			rs, err := c.GetReplicaSet(ctx, serviceID, id)
-			if err != nil {
-				return "", false, err
-			}
-			st := deref(rs.Status)
-			return string(st), st == api.ReplicaSetStatusDeleting, nil
-		},
-		func(ctx context.Context) error { return c.DeleteReplicaSet(ctx, serviceID, id) }, nil)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete read replica set", err)
-		return
-	}
+	deleteResource(ctx, r.pd, req, resp, "Could not delete read replica set",
+		func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Delete }, replicaSetDeleteTimeout,
+		func(ctx context.Context, state readReplicaSetModel, _ *diag.Diagnostics) error {
+			serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
+			c := r.pd.client
+			return wait.Delete(ctx, r.pd.backoff, fmt.Sprintf("read replica set %s of service %s to be deleted", id, serviceID),
+				func(ctx context.Context) (string, bool, error) {
+					rs, err := c.GetReplicaSet(ctx, serviceID, id)
+					if err != nil {
+						return "", false, err
+					}
+					st := deref(rs.Status)
+					return string(st), st == api.ReplicaSetStatusDeleting, nil
+				},
+				func(ctx context.Context) error { return c.DeleteReplicaSet(ctx, serviceID, id) }, nil)
+		})
 }
 
 func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

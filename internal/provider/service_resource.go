@@ -304,43 +304,32 @@ func readRecord(state serviceResourceModel, svc *api.Service, projectID string) 
 }
 
 func (r *serviceResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state serviceResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, serviceDeleteTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
 	pd := r.pd
-	id := state.ID.ValueString()
-	if pd.copies.refuseDelete(ctx, id, &resp.Diagnostics) {
-		return
-	}
-
-	err := wait.Delete(ctx, pd.backoff, fmt.Sprintf("service %s to be deleted", id),
-		func(ctx context.Context) (string, bool, error) {
-			svc, err := pd.client.GetService(ctx, id)
-			if err != nil {
-				return "", false, err
+	deleteResource(ctx, pd, req, resp, "Could not delete service",
+		func(m serviceResourceModel) timeoutOf { return m.Timeouts.Delete }, serviceDeleteTimeout,
+		func(ctx context.Context, state serviceResourceModel, diags *diag.Diagnostics) error {
+			id := state.ID.ValueString()
+			if pd.copies.refuseDelete(ctx, id, diags) {
+				return nil
 			}
-			if err := notStandby(id, svc); err != nil {
-				return "", false, err // never DELETE a read replica set's id on the service path
-			}
-			st := serviceStatus(svc)
-			if serviceIsGone(svc) {
-				return st, false, wait.ErrGone
-			}
-			return st, st == string(api.DELETING), nil
-		},
-		func(ctx context.Context) error { return pd.client.DeleteService(ctx, id) },
-		func(ctx context.Context, conflict error) error { return serviceDeleteBlocked(ctx, pd, id, conflict) })
-	if err != nil {
-		pd.addError(ctx, &resp.Diagnostics, "Could not delete service", err)
-		return
-	}
+			return wait.Delete(ctx, pd.backoff, fmt.Sprintf("service %s to be deleted", id),
+				func(ctx context.Context) (string, bool, error) {
+					svc, err := pd.client.GetService(ctx, id)
+					if err != nil {
+						return "", false, err
+					}
+					if err := notStandby(id, svc); err != nil {
+						return "", false, err // never DELETE a read replica set's id on the service path
+					}
+					st := serviceStatus(svc)
+					if serviceIsGone(svc) {
+						return st, false, wait.ErrGone
+					}
+					return st, st == string(api.DELETING), nil
+				},
+				func(ctx context.Context) error { return pd.client.DeleteService(ctx, id) },
+				func(ctx context.Context, conflict error) error { return serviceDeleteBlocked(ctx, pd, id, conflict) })
+		})
 }
 
 func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

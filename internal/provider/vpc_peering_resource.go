@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -179,24 +178,10 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state vpcPeeringModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
-	p, err := r.pd.read().GetPeering(ctx, vpcID, id)
-	if api.IsNotFound(err) {
-		tflog.Warn(ctx, "VPC peering not found: removing it from state", map[string]any{"vpc_id": vpcID, "id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not read VPC peering", err)
-		return
-	}
-	state.applyRecord(p)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	readResource(ctx, r.pd, req, resp, "VPC peering",
+		func(m vpcPeeringModel) (*api.Peering, error) {
+			return r.pd.read().GetPeering(ctx, m.VPCID.ValueString(), m.ID.ValueString())
+		}, nil, (*vpcPeeringModel).applyRecord)
 }
 
 // Update only happens for the timeouts block: every argument replaces the peering.
@@ -210,34 +195,22 @@ func (r *vpcPeeringResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state vpcPeeringModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, peeringDeleteTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	c := r.pd.client
-	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
-
-	what := fmt.Sprintf("peering %s of VPC %s to be deleted", id, vpcID)
-	err := wait.Delete(ctx, r.pd.backoff, what,
-		func(ctx context.Context) (string, bool, error) {
-			p, err := c.GetPeering(ctx, vpcID, id)
-			if err != nil {
-				return "", false, err
-			}
-			st := deref(p.Status)
-			return st, strings.EqualFold(st, "deleting"), nil
-		},
-		func(ctx context.Context) error { return c.DeletePeering(ctx, vpcID, id) }, nil)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC peering", err)
-		return
-	}
+	deleteResource(ctx, r.pd, req, resp, "Could not delete VPC peering",
+		func(m vpcPeeringModel) timeoutOf { return m.Timeouts.Delete }, peeringDeleteTimeout,
+		func(ctx context.Context, state vpcPeeringModel, _ *diag.Diagnostics) error {
+			c := r.pd.client
+			vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
+			return wait.Delete(ctx, r.pd.backoff, fmt.Sprintf("peering %s of VPC %s to be deleted", id, vpcID),
+				func(ctx context.Context) (string, bool, error) {
+					p, err := c.GetPeering(ctx, vpcID, id)
+					if err != nil {
+						return "", false, err
+					}
+					st := deref(p.Status)
+					return st, strings.EqualFold(st, "deleting"), nil
+				},
+				func(ctx context.Context) error { return c.DeletePeering(ctx, vpcID, id) }, nil)
+		})
 }
 
 func (r *vpcPeeringResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
@@ -20,7 +21,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -129,23 +129,8 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 }
 
 func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state vpcModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	vpc, err := r.pd.read().GetVPC(ctx, state.ID.ValueString())
-	if api.IsNotFound(err) {
-		tflog.Warn(ctx, "VPC not found: removing it from state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not read VPC", err)
-		return
-	}
-	state.applyRecord(vpc)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	readResource(ctx, r.pd, req, resp, "VPC",
+		func(m vpcModel) (*api.VPC, error) { return r.pd.read().GetVPC(ctx, m.ID.ValueString()) }, nil, (*vpcModel).applyRecord)
 }
 
 func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -168,52 +153,43 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 }
 
 func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state vpcModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, vpcDeleteTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	c := r.pd.client
-	id := state.ID.ValueString()
+	deleteResource(ctx, r.pd, req, resp, "Could not delete VPC",
+		func(m vpcModel) timeoutOf { return m.Timeouts.Delete }, vpcDeleteTimeout,
+		func(ctx context.Context, state vpcModel, _ *diag.Diagnostics) error {
+			c := r.pd.client
+			id := state.ID.ValueString()
 
-	var unexplained int
-	what := fmt.Sprintf("VPC %s to be released by the services being deleted", id)
-	_, err := wait.For(ctx, r.pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
-		err := c.DeleteVPC(ctx, id)
-		switch {
-		case err == nil, api.IsNotFound(err):
-			return wait.PollResult[struct{}]{Done: true}, nil
-		case wait.IsTransient(err):
-			return wait.PollResult[struct{}]{}, err
-		case !api.IsConflict(err):
-			return wait.PollResult[struct{}]{}, wait.Stop(err)
-		}
-		h, herr := vpcHoldersOf(ctx, c, id)
-		if herr != nil {
-			return wait.PollResult[struct{}]{}, herr
-		}
-		switch {
-		case h.firm():
-			return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
-		case len(h.leaving) > 0:
-			unexplained = 0
-			return wait.PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
-		}
-		unexplained++
-		if unexplained >= vpcUnexplainedConflicts {
-			return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
-		}
-		return wait.PollResult[struct{}]{Status: wait.ConflictStatus(err)}, nil
-	})
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC", err)
-		return
-	}
+			var unexplained int
+			what := fmt.Sprintf("VPC %s to be released by the services being deleted", id)
+			_, err := wait.For(ctx, r.pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
+				err := c.DeleteVPC(ctx, id)
+				switch {
+				case err == nil, api.IsNotFound(err):
+					return wait.PollResult[struct{}]{Done: true}, nil
+				case wait.IsTransient(err):
+					return wait.PollResult[struct{}]{}, err
+				case !api.IsConflict(err):
+					return wait.PollResult[struct{}]{}, wait.Stop(err)
+				}
+				h, herr := vpcHoldersOf(ctx, c, id)
+				if herr != nil {
+					return wait.PollResult[struct{}]{}, herr
+				}
+				switch {
+				case h.firm():
+					return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
+				case len(h.leaving) > 0:
+					unexplained = 0
+					return wait.PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
+				}
+				unexplained++
+				if unexplained >= vpcUnexplainedConflicts {
+					return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
+				}
+				return wait.PollResult[struct{}]{Status: wait.ConflictStatus(err)}, nil
+			})
+			return err
+		})
 }
 
 func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
