@@ -67,8 +67,28 @@ type createSteps[T, M any] struct {
 	kept        func(ctx context.Context, m *M, resp *resource.CreateResponse, interrupted bool)
 }
 
-// createResource is the one create of the resources. It returns the model saved in state.
-func createResource[T, M any](ctx context.Context, pd *providerData, resp *resource.CreateResponse, plan M, s createSteps[T, M]) {
+// createResource is the one create of the resources: the plan, ctx bounded by its create timeout (nil:
+// the resource has none), then the resource's steps (steps builds them from the plan; false: the
+// diagnostics say why nothing is created).
+func createResource[T, M any](ctx context.Context, pd *providerData, req resource.CreateRequest, resp *resource.CreateResponse,
+	timeout func(M) timeoutOf, def time.Duration, steps func(ctx context.Context, plan *M, diags *diag.Diagnostics) (createSteps[T, M], bool)) {
+	var plan M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if timeout != nil {
+		var cancel context.CancelFunc
+		var ok bool
+		if ctx, cancel, ok = withTimeout(ctx, timeout(plan), def, &resp.Diagnostics); !ok {
+			return
+		}
+		defer cancel()
+	}
+	s, ok := steps(ctx, &plan, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
 	obj, lc, _, adopted, err := s.create.do(ctx)
 	if savePlaceholder(ctx, pd, resp, &plan, lc, s.summary, err) {
 		return

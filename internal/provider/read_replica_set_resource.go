@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
@@ -170,12 +169,7 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"service_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the parent service."},
-			"id":         identityschema.StringAttribute{RequiredForImport: true, Description: "The replica set id."},
-		},
-	}
+	resp.IdentitySchema = requiredIdentity("service_id", "Id of the parent service.", "id", "The replica set id.")
 }
 
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
@@ -208,67 +202,60 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 // Create creates the set once its service is READY, records its id in state at once, waits until it
 // is active and applies the settings the create call cannot take (pooler, environment).
 func (r *readReplicaSetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan readReplicaSetModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, replicaSetCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
-	nodes := int64(1) // the documented default when the configuration does not set it
-	if known(plan.Nodes) {
-		nodes = plan.Nodes.ValueInt64()
-	}
-	body := api.ReadReplicaSetCreate{Name: name, Nodes: int(nodes), CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())}
-	createResource(ctx, r.pd, resp, plan, createSteps[api.ReadReplicaSet, readReplicaSetModel]{
-		summary: "Could not create read replica set",
-		create: createCall[api.ReadReplicaSet]{kind: "read replica set",
-			call: func(ctx context.Context, lc *lostCreate) (*api.ReadReplicaSet, bool, error) {
-				return createReplicaSetWhenReady(ctx, r.pd, serviceID, body, lc)
-			},
-			find: func(ctx context.Context, lc lostCreate, cause error) (*api.ReadReplicaSet, error) {
-				return findNewReplicaSet(ctx, r.pd, serviceID, name, lc.before(), cause)
-			},
-		},
-		id: replicaSetID,
-		noID: func() string {
-			return fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID)
-		},
-		record: func(m *readReplicaSetModel, rs *api.ReadReplicaSet, _ bool) {
-			m.ID = types.StringValue(deref(rs.ID))
-			m.applyRecord(rs)
-			nullUnknowns(m)
-		},
-		// Wait until active, then the settings the create call cannot take.
-		wait: func(ctx context.Context, m *readReplicaSetModel, _ *diag.Diagnostics) (string, error) {
-			id := m.ID.ValueString()
-			rs, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active", nil)
-			if rs != nil {
-				m.applyRecord(rs)
+	createResource(ctx, r.pd, req, resp, func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Create }, replicaSetCreateTimeout,
+		func(ctx context.Context, plan *readReplicaSetModel, _ *diag.Diagnostics) (createSteps[api.ReadReplicaSet, readReplicaSetModel], bool) {
+			serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
+			nodes := int64(1) // the documented default when the configuration does not set it
+			if known(plan.Nodes) {
+				nodes = plan.Nodes.ValueInt64()
 			}
-			if err == nil {
-				_, err = r.applySettings(ctx, plan, m.ID, types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs)))
-			}
-			if err == nil {
-				if rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id); err == nil {
+			body := api.ReadReplicaSetCreate{Name: name, Nodes: int(nodes), CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())}
+			return createSteps[api.ReadReplicaSet, readReplicaSetModel]{
+				summary: "Could not create read replica set",
+				create: createCall[api.ReadReplicaSet]{kind: "read replica set",
+					call: func(ctx context.Context, lc *lostCreate) (*api.ReadReplicaSet, bool, error) {
+						return createReplicaSetWhenReady(ctx, r.pd, serviceID, body, lc)
+					},
+					find: func(ctx context.Context, lc lostCreate, cause error) (*api.ReadReplicaSet, error) {
+						return findNewReplicaSet(ctx, r.pd, serviceID, name, lc.before(), cause)
+					},
+				},
+				id: replicaSetID,
+				noID: func() string {
+					return fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID)
+				},
+				record: func(m *readReplicaSetModel, rs *api.ReadReplicaSet, _ bool) {
+					m.ID = types.StringValue(deref(rs.ID))
 					m.applyRecord(rs)
-				}
-			}
-			return "", err
-		},
-		// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
-		// wait (ModifyPlan), instead of a destroy and a second create.
-		interrupted: func(m readReplicaSetModel, _ string, err error) (string, string) {
-			return "Read replica set creation interrupted: the set is kept",
-				fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
-					"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
-					"without creating a second set. Detail: %s", name, m.ID.ValueString(), serviceID, m.Status.ValueString(), errorDetail(err))
-		},
-	})
+					nullUnknowns(m)
+				},
+				// Wait until active, then the settings the create call cannot take.
+				wait: func(ctx context.Context, m *readReplicaSetModel, _ *diag.Diagnostics) (string, error) {
+					id := m.ID.ValueString()
+					rs, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active", nil)
+					if rs != nil {
+						m.applyRecord(rs)
+					}
+					if err == nil {
+						_, err = r.applySettings(ctx, *plan, m.ID, types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs)))
+					}
+					if err == nil {
+						if rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id); err == nil {
+							m.applyRecord(rs)
+						}
+					}
+					return "", err
+				},
+				// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
+				// wait (ModifyPlan), instead of a destroy and a second create.
+				interrupted: func(m readReplicaSetModel, _ string, err error) (string, string) {
+					return "Read replica set creation interrupted: the set is kept",
+						fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
+							"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
+							"without creating a second set. Detail: %s", name, m.ID.ValueString(), serviceID, m.Status.ValueString(), errorDetail(err))
+				},
+			}, true
+		})
 }
 
 // applySettings sets the pooler and the environment of the set where the plan wants other values

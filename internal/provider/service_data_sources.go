@@ -191,12 +191,11 @@ func NewServicesDataSource() datasource.DataSource {
 
 type servicesDataSource struct{ dataSourceBase }
 
+// servicesDataSourceModel: the filters are the list resource's (service_list.go), and filter alike.
 type servicesDataSourceModel struct {
-	Name        types.String `tfsdk:"name"`
-	ServiceType types.String `tfsdk:"service_type"`
-	Status      types.String `tfsdk:"status"`
-	IDs         types.List   `tfsdk:"ids"`
-	Services    types.List   `tfsdk:"services"`
+	serviceListModel
+	IDs      types.List `tfsdk:"ids"`
+	Services types.List `tfsdk:"services"`
 }
 
 // servicesNestedObject is the schema of one element of `services`.

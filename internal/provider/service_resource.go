@@ -54,23 +54,21 @@ type serviceResource struct{ resourceBase }
 // password, which no refresh can show); any other failure is an error, with the progress saved
 // (Terraform taints the service).
 func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan serviceResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("password_wo"), &plan.PasswordWO)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, serviceCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	call, summary, ok := r.createCall(ctx, plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	createResource(ctx, r.pd, req, resp, func(m serviceResourceModel) timeoutOf { return m.Timeouts.Create }, serviceCreateTimeout,
+		func(ctx context.Context, plan *serviceResourceModel, diags *diag.Diagnostics) (createSteps[api.Service, serviceResourceModel], bool) {
+			diags.Append(req.Config.GetAttribute(ctx, path.Root("password_wo"), &plan.PasswordWO)...)
+			if diags.HasError() {
+				return createSteps[api.Service, serviceResourceModel]{}, false
+			}
+			call, summary, ok := r.createCall(ctx, *plan, diags)
+			return r.createSteps(call, summary, *plan), ok
+		})
+}
+
+// createSteps is the service's create in the skeleton (create.go).
+func (r *serviceResource) createSteps(call createCall[api.Service], summary string, plan serviceResourceModel) createSteps[api.Service, serviceResourceModel] {
 	pd, name := r.pd, plan.Name.ValueString()
-	createResource(ctx, pd, resp, plan, createSteps[api.Service, serviceResourceModel]{
+	return createSteps[api.Service, serviceResourceModel]{
 		summary: summary, create: call, id: func(s *api.Service) string { return deref(s.ServiceID) },
 		noID: func() string {
 			return "The API answered the create without a service_id: the provider cannot track the service. " +
@@ -104,7 +102,7 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 				resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateResumeCreate, []byte("true"))...)
 			}
 		},
-	})
+	}
 }
 
 // createCall is the service's create (or fork) call, and how a lost answer finds the service: by its

@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -110,71 +109,59 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 }
 
 func (r *vpcPeeringResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"vpc_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the VPC the peering belongs to."},
-			"id":     identityschema.StringAttribute{RequiredForImport: true, Description: "The peering id."},
-		},
-	}
+	resp.IdentitySchema = requiredIdentity("vpc_id", "Id of the VPC the peering belongs to.", "id", "The peering id.")
 }
 
 func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan vpcPeeringModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, peeringCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	c := r.pd.client
-	vpcID := plan.VPCID.ValueString()
-	body := api.PeeringCreate{
-		PeerAccountID:  plan.PeerAccountID.ValueString(),
-		PeerRegionCode: plan.PeerRegionCode.ValueString(),
-		PeerVpcID:      plan.PeerVPCID.ValueString(),
-	}
-	var created *api.Peering
-	createResource(ctx, r.pd, resp, plan, createSteps[api.Peering, vpcPeeringModel]{
-		summary: "Could not create VPC peering",
-		create: createCall[api.Peering]{kind: "VPC peering",
-			before: func(ctx context.Context) (lostCreate, error) {
-				before, err := c.ListPeerings(ctx, vpcID)
-				return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, err
-			},
-			call: func(ctx context.Context, _ *lostCreate) (*api.Peering, bool, error) {
-				p, err := c.CreatePeering(ctx, vpcID, body)
-				return p, true, err
-			},
-			find: func(ctx context.Context, lc lostCreate, cause error) (*api.Peering, error) {
-				return findNewPeering(ctx, r.pd, vpcID, body, lc.before(), cause)
-			},
-		},
-		id: peeringID,
-		noID: func() string {
-			return fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID)
-		},
-		record: func(m *vpcPeeringModel, p *api.Peering, _ bool) {
-			created = p
-			m.ID = types.StringValue(deref(p.ID))
-			m.applyRecord(p)
-			nullUnknowns(m)
-		},
-		wait: func(ctx context.Context, m *vpcPeeringModel, _ *diag.Diagnostics) (string, error) {
-			last, err := waitPeeringProvisioned(ctx, r.pd, vpcID, m.ID.ValueString(), body, created)
-			m.applyRecord(last)
-			nullUnknowns(m)
-			return "", err
-		},
-		// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
-		interrupted: func(m vpcPeeringModel, _ string, _ error) (string, string) {
-			return "VPC peering creation interrupted: the peering is kept",
-				fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
-					"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", m.ID.ValueString(), vpcID, m.Status.ValueString())
-		},
-	})
+	createResource(ctx, r.pd, req, resp, func(m vpcPeeringModel) timeoutOf { return m.Timeouts.Create }, peeringCreateTimeout,
+		func(ctx context.Context, plan *vpcPeeringModel, _ *diag.Diagnostics) (createSteps[api.Peering, vpcPeeringModel], bool) {
+			c := r.pd.client
+			vpcID := plan.VPCID.ValueString()
+			body := api.PeeringCreate{
+				PeerAccountID:  plan.PeerAccountID.ValueString(),
+				PeerRegionCode: plan.PeerRegionCode.ValueString(),
+				PeerVpcID:      plan.PeerVPCID.ValueString(),
+			}
+			var created *api.Peering
+			return createSteps[api.Peering, vpcPeeringModel]{
+				summary: "Could not create VPC peering",
+				create: createCall[api.Peering]{kind: "VPC peering",
+					before: func(ctx context.Context) (lostCreate, error) {
+						before, err := c.ListPeerings(ctx, vpcID)
+						return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, err
+					},
+					call: func(ctx context.Context, _ *lostCreate) (*api.Peering, bool, error) {
+						p, err := c.CreatePeering(ctx, vpcID, body)
+						return p, true, err
+					},
+					find: func(ctx context.Context, lc lostCreate, cause error) (*api.Peering, error) {
+						return findNewPeering(ctx, r.pd, vpcID, body, lc.before(), cause)
+					},
+				},
+				id: peeringID,
+				noID: func() string {
+					return fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID)
+				},
+				record: func(m *vpcPeeringModel, p *api.Peering, _ bool) {
+					created = p
+					m.ID = types.StringValue(deref(p.ID))
+					m.applyRecord(p)
+					nullUnknowns(m)
+				},
+				wait: func(ctx context.Context, m *vpcPeeringModel, _ *diag.Diagnostics) (string, error) {
+					last, err := waitPeeringProvisioned(ctx, r.pd, vpcID, m.ID.ValueString(), body, created)
+					m.applyRecord(last)
+					nullUnknowns(m)
+					return "", err
+				},
+				// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
+				interrupted: func(m vpcPeeringModel, _ string, _ error) (string, string) {
+					return "VPC peering creation interrupted: the peering is kept",
+						fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
+							"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", m.ID.ValueString(), vpcID, m.Status.ValueString())
+				},
+			}, true
+		})
 }
 
 func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -87,45 +86,39 @@ func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 }
 
 func (r *vpcResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"id": identityschema.StringAttribute{RequiredForImport: true, Description: "The VPC id."},
-		},
-	}
+	resp.IdentitySchema = requiredIdentity("id", "The VPC id.")
 }
 
 func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan vpcModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	c := r.pd.client
-	body := api.VPCCreate{Name: plan.Name.ValueString(), Cidr: plan.CIDR.ValueString(), RegionCode: plan.RegionCode.ValueString()}
-	createResource(ctx, r.pd, resp, plan, createSteps[api.VPC, vpcModel]{
-		summary: "Could not create VPC",
-		create: createCall[api.VPC]{kind: "VPC",
-			before: func(ctx context.Context) (lostCreate, error) {
-				before, err := c.ListVPCs(ctx)
-				return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, err
-			},
-			call: func(ctx context.Context, _ *lostCreate) (*api.VPC, bool, error) {
-				vpc, err := c.CreateVPC(ctx, body)
-				return vpc, true, err
-			},
-			find: func(ctx context.Context, lc lostCreate, cause error) (*api.VPC, error) {
-				return findNewVPC(ctx, r.pd, body, lc.before(), cause)
-			},
-		},
-		id: vpcID,
-		noID: func() string {
-			return fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name)
-		},
-		record: func(m *vpcModel, vpc *api.VPC, _ bool) {
-			m.ID = types.StringValue(deref(vpc.ID))
-			m.applyRecord(vpc)
-		},
-	})
+	createResource(ctx, r.pd, req, resp, nil, 0,
+		func(ctx context.Context, plan *vpcModel, _ *diag.Diagnostics) (createSteps[api.VPC, vpcModel], bool) {
+			c := r.pd.client
+			body := api.VPCCreate{Name: plan.Name.ValueString(), Cidr: plan.CIDR.ValueString(), RegionCode: plan.RegionCode.ValueString()}
+			return createSteps[api.VPC, vpcModel]{
+				summary: "Could not create VPC",
+				create: createCall[api.VPC]{kind: "VPC",
+					before: func(ctx context.Context) (lostCreate, error) {
+						before, err := c.ListVPCs(ctx)
+						return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, err
+					},
+					call: func(ctx context.Context, _ *lostCreate) (*api.VPC, bool, error) {
+						vpc, err := c.CreateVPC(ctx, body)
+						return vpc, true, err
+					},
+					find: func(ctx context.Context, lc lostCreate, cause error) (*api.VPC, error) {
+						return findNewVPC(ctx, r.pd, body, lc.before(), cause)
+					},
+				},
+				id: vpcID,
+				noID: func() string {
+					return fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name)
+				},
+				record: func(m *vpcModel, vpc *api.VPC, _ bool) {
+					m.ID = types.StringValue(deref(vpc.ID))
+					m.applyRecord(vpc)
+				},
+			}, true
+		})
 }
 
 func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
