@@ -138,9 +138,10 @@ func createResource[T, M any](ctx context.Context, pd *providerData, req resourc
 
 // readResource is a resource's Read: the record (get, through the read cache), the object removed from
 // state when the API no longer has it (a 404, or gone(record)), any other error reported; else the
-// model with the record (apply) saved.
+// model with the record (apply), saved when apply says so (false: nothing changed, or apply refused
+// the record with an error: the prior state stays).
 func readResource[M, T any](ctx context.Context, pd *providerData, req resource.ReadRequest, resp *resource.ReadResponse, what string,
-	get func(m M) (*T, error), gone func(*T) bool, apply func(m *M, rec *T)) {
+	get func(m M) (*T, error), gone func(*T) bool, apply func(m *M, rec *T, resp *resource.ReadResponse) (save bool)) {
 	var m M
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
@@ -156,8 +157,17 @@ func readResource[M, T any](ctx context.Context, pd *providerData, req resource.
 		pd.addError(ctx, &resp.Diagnostics, "Could not read "+what, err)
 		return
 	}
-	apply(&m, rec)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	if apply(&m, rec, resp) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	}
+}
+
+// withRecord is an apply of readResource that maps the record into the model and saves it.
+func withRecord[M, T any](apply func(m *M, rec *T)) func(*M, *T, *resource.ReadResponse) bool {
+	return func(m *M, rec *T, _ *resource.ReadResponse) bool {
+		apply(m, rec)
+		return true
+	}
 }
 
 // timeoutOf is a model's `timeouts` value of one operation (e.g. m.Timeouts.Delete).

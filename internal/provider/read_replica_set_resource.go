@@ -283,7 +283,7 @@ func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequ
 			return r.pd.read().GetReplicaSet(ctx, m.ServiceID.ValueString(), m.ID.ValueString())
 		},
 		func(rs *api.ReadReplicaSet) bool { return deref(rs.Status) == api.ReplicaSetStatusDeleting },
-		(*readReplicaSetModel).applyRecord)
+		withRecord((*readReplicaSetModel).applyRecord))
 }
 
 func (r *readReplicaSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
 // Default timeouts of dbcloud_service.
@@ -252,37 +251,27 @@ func setSizesAndEnvironment(body sizesAndEnvironment, plan serviceResourceModel)
 }
 
 func (r *serviceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state serviceResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	id := state.ID.ValueString()
-	svc, err := r.pd.read().GetService(ctx, id)
-	if api.IsNotFound(err) || (err == nil && serviceIsGone(svc)) {
-		tflog.Warn(ctx, "dbcloud: service no longer exists; removing it from state", map[string]any{"service_id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not read service", err)
-		return
-	}
-	if err := notStandby(id, svc); err != nil {
-		// A read replica set's id (service_standby.go): refused on import and on refresh; the state is kept.
-		resp.Diagnostics.AddError(standbySummary, err.Error())
-		return
-	}
-	prior := state
-	state, derived := readRecord(state, svc, r.pd.client.ProjectID())
-	if derived {
-		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, []byte("true"))...)
-	}
-	// The framework starts resp.State as the prior state: an unchanged service (most services of most
-	// refreshes) needs no Set, which is most of a Read's cost.
-	if derived || !sameValues(&state, &prior) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	}
+	readResource(ctx, r.pd, req, resp, "service",
+		func(m serviceResourceModel) (*api.Service, error) {
+			return r.pd.read().GetService(ctx, m.ID.ValueString())
+		},
+		serviceIsGone,
+		func(m *serviceResourceModel, svc *api.Service, resp *resource.ReadResponse) bool {
+			if err := notStandby(m.ID.ValueString(), svc); err != nil {
+				// A read replica set's id (service_standby.go): refused on import and on refresh; the state is kept.
+				resp.Diagnostics.AddError(standbySummary, err.Error())
+				return false
+			}
+			prior := *m
+			state, derived := readRecord(*m, svc, r.pd.client.ProjectID())
+			if derived {
+				resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, []byte("true"))...)
+			}
+			*m = state
+			// The framework starts resp.State as the prior state: an unchanged service (most services of
+			// most refreshes) needs no Set, which is most of a Read's cost.
+			return derived || !sameValues(&state, &prior)
+		})
 }
 
 // readRecord is what Read makes of a state and the record the API answered for it: the new state,

@@ -168,7 +168,7 @@ func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest,
 	readResource(ctx, r.pd, req, resp, "VPC peering",
 		func(m vpcPeeringModel) (*api.Peering, error) {
 			return r.pd.read().GetPeering(ctx, m.VPCID.ValueString(), m.ID.ValueString())
-		}, nil, (*vpcPeeringModel).applyRecord)
+		}, nil, withRecord((*vpcPeeringModel).applyRecord))
 }
 
 // Update only happens for the timeouts block: every argument replaces the peering.

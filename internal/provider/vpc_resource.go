@@ -123,7 +123,7 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 
 func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	readResource(ctx, r.pd, req, resp, "VPC",
-		func(m vpcModel) (*api.VPC, error) { return r.pd.read().GetVPC(ctx, m.ID.ValueString()) }, nil, (*vpcModel).applyRecord)
+		func(m vpcModel) (*api.VPC, error) { return r.pd.read().GetVPC(ctx, m.ID.ValueString()) }, nil, withRecord((*vpcModel).applyRecord))
 }
 
 func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
