@@ -61,6 +61,24 @@ func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id st
 	})
 }
 
+// resizeReplicaSet resizes the set (wait.WhileBusy) and waits until it is active at the new size.
+func resizeReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name string, cpu, mem int) error {
+	resized := func(rs *api.ReadReplicaSet) bool {
+		return int64Value(rs.CPUMillis).ValueInt64() == int64(cpu) && int64Value(rs.MemoryGbs).ValueInt64() == int64(mem)
+	}
+	what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
+	err := wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
+		Call:    func(ctx context.Context) error { return pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem) },
+		Stuck:   replicaSetStuck(pd, serviceID, id),
+		Applied: replicaSetShows(pd, serviceID, id, resized),
+	})
+	if err != nil {
+		return err
+	}
+	_, err = waitReplicaSet(ctx, pd, serviceID, id, name, "to finish resizing", resized)
+	return err
+}
+
 // replicaSetShows returns a check of whether the replica set's record satisfies ok.
 func replicaSetShows(pd *providerData, serviceID, id string, ok func(*api.ReadReplicaSet) bool) func(context.Context) bool {
 	return func(ctx context.Context) bool {

@@ -313,22 +313,7 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	}
 	if !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
 		changed = true
-		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
-		resized := func(rs *api.ReadReplicaSet) bool {
-			return int64Value(rs.CPUMillis).ValueInt64() == int64(cpu) &&
-				int64Value(rs.MemoryGbs).ValueInt64() == int64(mem)
-		}
-		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
-		err := wait.WhileBusy(ctx, r.pd.backoff, wait.Busy{What: what,
-			Call:    func(ctx context.Context) error { return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem) },
-			Stuck:   replicaSetStuck(r.pd, serviceID, id),
-			Applied: replicaSetShows(r.pd, serviceID, id, resized),
-		})
-		if err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
-			return
-		}
-		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to finish resizing", resized); err != nil {
+		if err := resizeReplicaSet(ctx, r.pd, serviceID, id, name, int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())); err != nil {
 			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 			return
 		}

@@ -53,20 +53,7 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	}
 
 	// Final state. After API calls, wait for READY (the plan says READY); otherwise just read.
-	var (
-		svc *api.Service
-		err error
-	)
-	// A status other than READY/PAUSED in state (an interrupted create) planned this update: wait for it.
-	resume := resumeCreate || !serviceStatusSettled(state.Status.ValueString())
-	switch {
-	case plan.Paused.ValueBool() && (len(actions) > 0 || resume):
-		svc, err = waitServicePaused(ctx, pd, id)
-	case len(actions) > 0 || resume:
-		svc, err = waitServiceReady(ctx, pd, id, false)
-	default:
-		svc, err = pd.client.GetService(ctx, id)
-	}
+	svc, err := settledRecord(ctx, pd, id, plan, len(actions) > 0 || resumeCreate || !serviceStatusSettled(state.Status.ValueString()))
 	if err != nil {
 		pd.updateFailed(ctx, &resp.Diagnostics, "Could not read the service after the update", "Service "+id, err)
 		recordServiceProgress(ctx, pd, &cur)
@@ -85,6 +72,19 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 		// The configured addons were adopted: they are no longer derived.
 		resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateAddonsDerived, nil)...)
 	}
+}
+
+// settledRecord is the service's record at the end of an update: once PAUSED (paused = true) or READY
+// when the update waits (it made calls, or a status other than READY or PAUSED in state, an
+// interrupted create, planned it), else as it is.
+func settledRecord(ctx context.Context, pd *providerData, id string, plan serviceResourceModel, waits bool) (*api.Service, error) {
+	switch {
+	case plan.Paused.ValueBool() && waits:
+		return waitServicePaused(ctx, pd, id)
+	case waits:
+		return waitServiceReady(ctx, pd, id, false)
+	}
+	return pd.client.GetService(ctx, id)
 }
 
 // updateActions are the API calls of an update: those the change from state to plan needs
