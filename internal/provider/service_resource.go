@@ -55,12 +55,15 @@ type serviceResource struct{ resourceBase }
 func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	createResource(ctx, r.pd, req, resp, func(m serviceResourceModel) timeoutOf { return m.Timeouts.Create }, serviceCreateTimeout,
 		func(ctx context.Context, plan *serviceResourceModel, diags *diag.Diagnostics) (createSteps[api.Service, serviceResourceModel], bool) {
-			diags.Append(req.Config.GetAttribute(ctx, path.Root("password_wo"), &plan.PasswordWO)...)
+			// password_wo comes from the configuration, for the calls after the create only: the plan the
+			// skeleton saves (a placeholder too) never holds it.
+			withWO := *plan
+			diags.Append(req.Config.GetAttribute(ctx, path.Root("password_wo"), &withWO.PasswordWO)...)
 			if diags.HasError() {
 				return createSteps[api.Service, serviceResourceModel]{}, false
 			}
 			call, summary, ok := r.createCall(ctx, *plan, diags)
-			return r.createSteps(call, summary, *plan), ok
+			return r.createSteps(call, summary, withWO), ok
 		})
 }
 
