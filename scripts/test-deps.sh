@@ -9,6 +9,7 @@ set -euo pipefail
 missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v unzip >/dev/null 2>&1 || missing+=(unzip) # scripts/release-check.sh
 command -v psql >/dev/null 2>&1 || missing+=(postgresql-client)
 if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && ! command -v initdb >/dev/null 2>&1; then
 	missing+=(postgresql)

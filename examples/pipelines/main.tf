@@ -7,7 +7,8 @@ terraform {
   required_version = ">= 1.5"
   required_providers {
     dbcloud = {
-      source = "dbcloud/dbcloud"
+      source  = "dbcloud/dbcloud"
+      version = "~> 0.2"
     }
   }
 }

@@ -22,6 +22,9 @@ type Config struct {
 	BaseURL string
 	// AccessKey and SecretKey are the HTTP Basic credentials.
 	AccessKey, SecretKey string
+	// Token, when set, is sent as `Authorization: Bearer <Token>` instead of the key pair (an OAuth
+	// or client-credentials token). It and the key pair are mutually exclusive.
+	Token string
 	// ProjectID scopes every project call.
 	ProjectID string
 	// UserAgent defaults to "terraform-provider-dbcloud/dev"; see UserAgent.
@@ -57,6 +60,7 @@ type Client struct {
 	gen       ClientInterface
 	projectID string
 	baseURL   string
+	bearer    bool // the credentials are a Bearer token, not a key pair
 }
 
 // IsLoopbackHost reports whether host (no port) names this machine.
@@ -96,8 +100,9 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.AccessKey == "" || cfg.SecretKey == "" {
-		return nil, errors.New("access key and secret key are required")
+	auth, secrets, err := authorization(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "terraform-provider-dbcloud/dev"
@@ -116,11 +121,9 @@ func New(cfg Config) (*Client, error) {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	basic := base64.StdEncoding.EncodeToString([]byte(cfg.AccessKey + ":" + cfg.SecretKey))
-	auth := "Basic " + basic
 	httpClient := &http.Client{
 		Timeout:   cfg.Timeout,
-		Transport: &loggingTransport{next: base, secrets: []string{cfg.SecretKey, basic}},
+		Transport: &loggingTransport{next: base, secrets: secrets},
 		// The API does not redirect. Following one would re-send the credentials (Go keeps the
 		// Authorization header on a same-host redirect, even from https to http) and turn a POST
 		// into a GET; the 3xx answer becomes an *APIError instead.
@@ -132,7 +135,7 @@ func New(cfg Config) (*Client, error) {
 			client:  httpClient,
 			policy:  policy,
 			limiter: NewLimiter(cfg.Limiter),
-			secrets: []string{cfg.SecretKey, basic, cfg.AccessKey},
+			secrets: append(slices.Clone(secrets), cfg.AccessKey),
 			rand:    rand.Float64,
 		}),
 		WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
@@ -144,7 +147,26 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{gen: gen, projectID: cfg.ProjectID, baseURL: strings.TrimRight(u.String(), "/")}, nil
+	return &Client{gen: gen, projectID: cfg.ProjectID, baseURL: strings.TrimRight(u.String(), "/"), bearer: cfg.Token != ""}, nil
+}
+
+// authorization is the Authorization header of every request, and the secret strings that never
+// reach a log or an error: a Bearer token, or the key pair as HTTP Basic.
+func authorization(cfg Config) (header string, secrets []string, err error) {
+	keys := cfg.AccessKey != "" || cfg.SecretKey != ""
+	switch {
+	case cfg.Token != "" && keys:
+		return "", nil, errors.New("a token and an access key pair are two ways to authenticate: give one of them, not both")
+	case cfg.Token != "":
+		if strings.ContainsAny(cfg.Token, " \t\r\n") {
+			return "", nil, errors.New("the token must be a single word (a JWT): it holds white space")
+		}
+		return "Bearer " + cfg.Token, []string{cfg.Token}, nil
+	case cfg.AccessKey == "" || cfg.SecretKey == "":
+		return "", nil, errors.New("a token, or an access key and a secret key, are required")
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(cfg.AccessKey + ":" + cfg.SecretKey))
+	return "Basic " + basic, []string{cfg.SecretKey, basic}, nil
 }
 
 // ProjectID is the project every call is scoped to.
@@ -152,6 +174,9 @@ func (c *Client) ProjectID() string { return c.projectID }
 
 // BaseURL is the API root the client talks to.
 func (c *Client) BaseURL() string { return c.baseURL }
+
+// UsesToken reports whether the client authenticates with a Bearer token (else with the key pair).
+func (c *Client) UsesToken() bool { return c.bearer }
 
 // finish turns a response into the decoded record (when out is non-nil) or a typed error.
 func finish(op string, resp *http.Response, err error, out any, ok ...int) error {
@@ -168,6 +193,10 @@ func finish(op string, resp *http.Response, err error, out any, ok ...int) error
 	}
 	if !slices.Contains(ok, resp.StatusCode) {
 		apiErr := newAPIError(op, resp.StatusCode, body)
+		if resp.Request != nil {
+			scheme, _, _ := strings.Cut(resp.Request.Header.Get("Authorization"), " ")
+			apiErr.Bearer = strings.EqualFold(scheme, "Bearer")
+		}
 		if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 && apiErr.Message == "" {
 			apiErr.Message = fmt.Sprintf("the API redirected to %s, which the client does not follow: check base_url", loc)
 		}

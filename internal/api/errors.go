@@ -21,6 +21,9 @@ type APIError struct {
 	Details string
 	// Body is the raw body (trimmed) when it was not the API's JSON error body.
 	Body string
+	// Bearer is true when the request carried a Bearer token (not the key pair): a 401 then means
+	// that the token was refused or has expired.
+	Bearer bool
 }
 
 func (e *APIError) Error() string {
@@ -49,6 +52,10 @@ func (e *APIError) Hint() string {
 	switch {
 	case e.StatusCode == http.StatusBadRequest:
 		return "The API rejected the request as invalid: correct the configuration as the message says."
+	case e.StatusCode == http.StatusUnauthorized && e.Bearer:
+		return "The API refused the token: it is wrong or has expired (tokens are short-lived). Get a new one (log in " +
+			"again, or mint one from the access key), set it in token (or DBCLOUD_TOKEN) and run Terraform again: the " +
+			"state keeps what was done so far."
 	case e.StatusCode == http.StatusUnauthorized:
 		return "Check access_key and secret_key (or DBCLOUD_ACCESS_KEY / DBCLOUD_SECRET_KEY)."
 	case e.StatusCode == http.StatusForbidden:

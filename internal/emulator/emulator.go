@@ -137,7 +137,6 @@ type Options struct {
 // All its methods are safe for concurrent use.
 type Emulator struct {
 	accessKey, secretKey string
-	bearerTokens         map[string]bool
 	projects             map[string]bool // nil: any project
 	projectOrder         []string        // the allow-list in its order (listProjects, auth info)
 	now                  func() time.Time
@@ -148,7 +147,10 @@ type Emulator struct {
 	listStandbys         bool
 
 	// mu guards everything below.
-	mu         sync.Mutex
+	mu sync.Mutex
+	// bearerTokens are the tokens accepted now (ExpireToken removes one).
+	bearerTokens map[string]bool
+
 	timing     Timing
 	faults     Faults
 	faultRand  *rand.Rand
@@ -298,20 +300,30 @@ func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
 	}
 
 	if !e.authenticate(r) {
+		details := "Send HTTP Basic authentication with the access key as user name and the secret key as password."
 		w.Header().Set("WWW-Authenticate", `Basic realm="dbcloud"`)
+		if bearerToken(r) != "" {
+			// RFC 6750: a token that is not (or no longer) valid.
+			details = "The bearer token is not valid or has expired: send a current token, or HTTP Basic authentication with the access key and secret key."
+			w.Header().Set("WWW-Authenticate", `Bearer realm="dbcloud", error="invalid_token"`)
+		}
 		writeError(w, &apiError{
 			Status:  http.StatusUnauthorized,
 			Code:    "UNAUTHORIZED",
 			Message: "missing or invalid credentials",
-			Details: "Send HTTP Basic authentication with the access key as user name and the secret key as password.",
+			Details: details,
 		})
 		return
 	}
 	if p := projectFromPath(r.URL.Path); p != "" && e.projects != nil && !e.projects[p] {
+		who := "access key"
+		if bearerToken(r) != "" {
+			who = "token"
+		}
 		writeError(w, &apiError{
 			Status:  http.StatusForbidden,
 			Code:    "FORBIDDEN",
-			Message: fmt.Sprintf("access key may not use project %s", p),
+			Message: fmt.Sprintf("%s may not use project %s", who, p),
 			Details: "The credentials are valid but are not allowed to act on this project.",
 		})
 		return
@@ -370,6 +382,8 @@ func bearerToken(r *http.Request) string {
 // authenticate checks HTTP Basic credentials, or a bearer token of Options.BearerTokens.
 func (e *Emulator) authenticate(r *http.Request) bool {
 	if tok := bearerToken(r); tok != "" {
+		e.mu.Lock()
+		defer e.mu.Unlock()
 		return e.bearerTokens[tok]
 	}
 	user, pass, ok := r.BasicAuth()
@@ -382,6 +396,14 @@ func (e *Emulator) authenticate(r *http.Request) bool {
 	userOK := subtle.ConstantTimeCompare([]byte(user), []byte(e.accessKey)) == 1
 	passOK := subtle.ConstantTimeCompare([]byte(pass), []byte(e.secretKey)) == 1
 	return userOK && passOK
+}
+
+// ExpireToken stops accepting a bearer token, as the live API stops accepting an expired one: the
+// requests that carry it answer 401 from now on.
+func (e *Emulator) ExpireToken(token string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.bearerTokens, token)
 }
 
 // projectFromPath returns the project id of a /v1/projects/{project_id}/... path, or "".

@@ -41,6 +41,10 @@ func TestProjectsAndAuthInfo(t *testing.T) {
 	if code, _, b := rawRequestBearer(t, tokenEnv.srv.URL, "/projects", "wrong"); code != http.StatusUnauthorized {
 		t.Errorf("a wrong token: %d %s", code, b)
 	}
+	tokenEnv.srv.ExpireToken("tok-123")
+	if code, _, b := rawRequestBearer(t, tokenEnv.srv.URL, "/projects", "tok-123"); code != http.StatusUnauthorized || !strings.Contains(string(b), "expired") {
+		t.Errorf("an expired token: %d %s", code, b)
+	}
 	lo, err := e.c.LogoutWithResponse(e.ctx)
 	if err != nil || lo.StatusCode() != http.StatusNoContent || len(lo.Body) != 0 {
 		t.Fatalf("logout: %v %s", err, lo.Body)

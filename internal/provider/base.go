@@ -178,6 +178,9 @@ func (m *managedResource) ImportState(ctx context.Context, req resource.ImportSt
 }
 
 func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if m.impl.base().pd.refusedAtPlan(ctx, req, &resp.Diagnostics) {
+		return
+	}
 	if mp, ok := m.impl.(resource.ResourceWithModifyPlan); ok {
 		mp.ModifyPlan(ctx, req, resp)
 	}

@@ -85,9 +85,10 @@ resource "dbcloud_service" "attached" {
 }
 
 resource "dbcloud_service" "plain" {
-  name        = "chaos-plain"
-  region_code = %q
-  environment = %q
+  name              = "chaos-plain"
+  region_code       = %q
+  environment       = %q
+  allow_replacement = true
 }
 
 resource "dbcloud_read_replica_set" "reader" {

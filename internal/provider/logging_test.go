@@ -42,8 +42,32 @@ resource "dbcloud_service" "logged" {
 	))
 
 	// The log holds the provider's entries (module "dbcloud", the framework's "sdk.framework" and
-	// "sdk.proto") and the test harness's own ("sdk.helper_resource", which echoes the test's
-	// configuration, secrets included, as any test harness would). Keep all but the harness's.
+	// "sdk.proto") and the test harness's own, which providerLogs leaves out.
+	text := providerLogs(t, dir)
+	if !strings.Contains(text, "dbcloud API request") || !strings.Contains(text, "/updatePassword") {
+		t.Fatalf("the provider's API calls were not logged (%d bytes): the test would prove nothing", len(text))
+	}
+	if initialPassword == "" {
+		t.Fatal("no initial_password in state: the test would prove nothing about it")
+	}
+	auth := base64.StdEncoding.EncodeToString([]byte(testAccessKey + ":" + testSecretKey))
+	for name, secret := range map[string]string{
+		"secret key": testSecretKey, "Basic auth value": auth, "password": pw1, "new password": pw2, "initial password": initialPassword,
+	} {
+		if strings.Contains(text, secret) {
+			t.Errorf("the %s appears in the provider's logs", name)
+		}
+	}
+}
+
+// entryStart matches the first line of a log entry: "2026-01-02T15:04:05.000Z [DEBUG] module: ...".
+var entryStart = regexp.MustCompile(`^\d{4}-\d\d-\d\dT[0-9:.]+[-+Z0-9:]* \[[A-Z]+\] `)
+
+// providerLogs is the text of the TF_LOG_PATH_MASK files in dir without the test harness's entries
+// ("sdk.helper_resource", which echo the test's configuration, secrets included, as any test harness
+// would): the provider's, the framework's and Terraform's.
+func providerLogs(t *testing.T, dir string) string {
+	t.Helper()
 	var logs strings.Builder
 	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
 	for _, f := range files {
@@ -61,22 +85,5 @@ resource "dbcloud_service" "logged" {
 			}
 		}
 	}
-	text := logs.String()
-	if !strings.Contains(text, "dbcloud API request") || !strings.Contains(text, "/updatePassword") {
-		t.Fatalf("the provider's API calls were not logged (%d bytes in %d files): the test would prove nothing", len(text), len(files))
-	}
-	if initialPassword == "" {
-		t.Fatal("no initial_password in state: the test would prove nothing about it")
-	}
-	auth := base64.StdEncoding.EncodeToString([]byte(testAccessKey + ":" + testSecretKey))
-	for name, secret := range map[string]string{
-		"secret key": testSecretKey, "Basic auth value": auth, "password": pw1, "new password": pw2, "initial password": initialPassword,
-	} {
-		if strings.Contains(text, secret) {
-			t.Errorf("the %s appears in the provider's logs", name)
-		}
-	}
+	return logs.String()
 }
-
-// entryStart matches the first line of a log entry: "2026-01-02T15:04:05.000Z [DEBUG] module: ...".
-var entryStart = regexp.MustCompile(`^\d{4}-\d\d-\d\dT[0-9:.]+[-+Z0-9:]* \[[A-Z]+\] `)

@@ -9,11 +9,13 @@ import (
 	"context"
 	"maps"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -29,6 +31,7 @@ var (
 	_ provider.ProviderWithActions            = (*dbcloudProvider)(nil)
 	_ provider.ProviderWithListResources      = (*dbcloudProvider)(nil)
 	_ provider.ProviderWithEphemeralResources = (*dbcloudProvider)(nil)
+	_ provider.ProviderWithConfigValidators   = (*dbcloudProvider)(nil)
 )
 
 // options are knobs for tests: the production provider uses the defaults.
@@ -69,14 +72,26 @@ func (p *dbcloudProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 					"credentials never cross a network unencrypted. Environment variable: `" + EnvBaseURL + "`. Required.",
 			},
 			"access_key": schema.StringAttribute{
-				Optional:            true,
-				Sensitive:           true,
-				MarkdownDescription: "Access key (the user part of HTTP Basic auth). Environment variable: `" + EnvAccessKey + "`. Required.",
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "Access key (the user part of HTTP Basic auth). Environment variable: `" + EnvAccessKey + "`. " +
+					"Required with `secret_key`, unless `token` is set.",
 			},
 			"secret_key": schema.StringAttribute{
-				Optional:            true,
-				Sensitive:           true,
-				MarkdownDescription: "Secret key (the password part of HTTP Basic auth). Never logged. Environment variable: `" + EnvSecretKey + "`. Required.",
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "Secret key (the password part of HTTP Basic auth). Never logged. Environment variable: `" + EnvSecretKey + "`. " +
+					"Required with `access_key`, unless `token` is set.",
+			},
+			"token": schema.StringAttribute{
+				Optional:  true,
+				Sensitive: true,
+				MarkdownDescription: "A token (JWT) sent as `Authorization: Bearer`, instead of `access_key` and `secret_key`: the " +
+					"token of a user who logged in, or one minted from an access key by a client-credentials exchange. Never " +
+					"logged. Tokens expire: a run that outlives its token fails with an error that says so (nothing is retried " +
+					"with it), and the next run with a new token continues from the state. Set either `token` or the key pair, " +
+					"not both; a scheme set in the provider block wins over the other scheme's environment variables. " +
+					"Environment variable: `" + EnvToken + "`.",
 			},
 			"project_id": schema.StringAttribute{
 				Optional:            true,
@@ -92,6 +107,15 @@ func (p *dbcloudProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		},
 	}
 	maps.Copy(resp.Schema.Attributes, pipelineSettingsAttributes())
+}
+
+// ConfigValidators refuse both ways to authenticate in the provider block, at validate and plan
+// (the environment's are checked in Configure: readCredentials).
+func (p *dbcloudProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
+	return []provider.ConfigValidator{
+		providervalidator.Conflicting(path.MatchRoot("token"), path.MatchRoot("access_key")),
+		providervalidator.Conflicting(path.MatchRoot("token"), path.MatchRoot("secret_key")),
+	}
 }
 
 // Configure reads the provider's settings (provider_settings.go) and hands every resource, data
@@ -111,9 +135,15 @@ func (p *dbcloudProvider) Configure(ctx context.Context, req provider.ConfigureR
 		resp.Diagnostics.AddError("Could not create the dbcloud API client", err.Error())
 		return
 	}
-	ctx = tflog.MaskAllFieldValuesStrings(ctx, settings.api.SecretKey)
-	ctx = tflog.MaskMessageStrings(ctx, settings.api.SecretKey)
-	tflog.Debug(ctx, "dbcloud provider configured", map[string]any{"base_url": settings.api.BaseURL, "project_id": settings.api.ProjectID, "analytics": settings.analytics})
+	for _, secret := range []string{settings.api.SecretKey, settings.api.Token} {
+		if secret != "" {
+			ctx = tflog.MaskAllFieldValuesStrings(ctx, secret)
+			ctx = tflog.MaskMessageStrings(ctx, secret)
+		}
+	}
+	tflog.Debug(ctx, "dbcloud provider configured", map[string]any{
+		"base_url": settings.api.BaseURL, "project_id": settings.api.ProjectID, "analytics": settings.analytics, "bearer_token": settings.api.Token != "",
+	})
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ListResourceData = data

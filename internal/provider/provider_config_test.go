@@ -42,7 +42,7 @@ type unknown struct{}
 var unknownValue = unknown{}
 
 func clearEnv(t *testing.T) {
-	for _, e := range []string{EnvBaseURL, EnvAccessKey, EnvSecretKey, EnvProjectID, EnvAnalytics} {
+	for _, e := range []string{EnvBaseURL, EnvAccessKey, EnvSecretKey, EnvToken, EnvProjectID, EnvAnalytics} {
 		t.Setenv(e, "")
 	}
 }
@@ -147,8 +147,14 @@ func TestProviderConfigure_EachMissingValueNamesItsEnvVar(t *testing.T) {
 func TestProviderConfigure_AllMissing(t *testing.T) {
 	clearEnv(t)
 	resp := configure(t, nil)
-	if got := resp.Diagnostics.ErrorsCount(); got != 4 {
-		t.Fatalf("want 4 errors (one per missing setting), got %d: %s", got, diagText(resp))
+	// One per missing setting: base_url, project_id, and the credentials (a token or the key pair).
+	if got := resp.Diagnostics.ErrorsCount(); got != 3 {
+		t.Fatalf("want 3 errors (one per missing setting), got %d: %s", got, diagText(resp))
+	}
+	for _, env := range []string{EnvToken, EnvAccessKey, EnvSecretKey} {
+		if !strings.Contains(diagText(resp), env) {
+			t.Errorf("the missing credentials' error must name %s: %s", env, diagText(resp))
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ package provider
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -21,6 +22,8 @@ type providerData struct {
 	backoff   wait.Backoff
 	reads     *readCache  // serves Reads from shared lists (refresh_cache.go); use read()
 	copies    finalCopies // services whose fork action did not finish in this run (final_copies.go)
+	// credentials is the run's one plan-time check of the credentials (credentials_check.go).
+	credentials credentialsCheck
 }
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.
@@ -53,3 +56,7 @@ func (pd *providerData) read() *readCache {
 	}
 	return pd.reads
 }
+
+// credentialsCheck is the one plan-time check of the credentials of a provider run (one per Configure;
+// the check itself, refusedAtPlan, is in credentials_check.go, above this file).
+type credentialsCheck struct{ once sync.Once }

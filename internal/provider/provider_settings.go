@@ -21,6 +21,7 @@ const (
 	EnvBaseURL   = "DBCLOUD_BASE_URL"
 	EnvAccessKey = "DBCLOUD_ACCESS_KEY"
 	EnvSecretKey = "DBCLOUD_SECRET_KEY"
+	EnvToken     = "DBCLOUD_TOKEN"
 	EnvProjectID = "DBCLOUD_PROJECT_ID"
 	EnvAnalytics = "DBCLOUD_ANALYTICS"
 )
@@ -44,6 +45,7 @@ type providerModel struct {
 	BaseURL   types.String `tfsdk:"base_url"`
 	AccessKey types.String `tfsdk:"access_key"`
 	SecretKey types.String `tfsdk:"secret_key"`
+	Token     types.String `tfsdk:"token"`
 	ProjectID types.String `tfsdk:"project_id"`
 	Analytics types.Bool   `tfsdk:"analytics"`
 	pipelineSettings
@@ -60,7 +62,7 @@ type providerSettings struct {
 // readProviderSettings reads the provider's arguments and adds an error diagnostic naming the
 // argument (or the variable) for each value that is unknown, missing or not valid; ok is false then.
 func readProviderSettings(cfg providerModel, diags *diag.Diagnostics) (_ providerSettings, ok bool) {
-	for name, v := range map[string]types.String{"base_url": cfg.BaseURL, "access_key": cfg.AccessKey, "secret_key": cfg.SecretKey, "project_id": cfg.ProjectID} {
+	for name, v := range map[string]types.String{"base_url": cfg.BaseURL, "access_key": cfg.AccessKey, "secret_key": cfg.SecretKey, "token": cfg.Token, "project_id": cfg.ProjectID} {
 		if v.IsUnknown() {
 			diags.AddAttributeError(path.Root(name), "Unknown provider setting",
 				fmt.Sprintf("%s depends on a value that is not known until apply. The provider needs it to plan: set it to a known value or use the environment variable.", name))
@@ -71,13 +73,10 @@ func readProviderSettings(cfg providerModel, diags *diag.Diagnostics) (_ provide
 	}
 
 	baseURL := settingFrom(cfg.BaseURL, EnvBaseURL)
-	accessKey := settingFrom(cfg.AccessKey, EnvAccessKey)
-	secretKey := settingFrom(cfg.SecretKey, EnvSecretKey)
+	creds := readCredentials(cfg, diags)
 	projectID := settingFrom(cfg.ProjectID, EnvProjectID)
 	for _, m := range []struct{ name, env, value string }{
 		{"base_url", EnvBaseURL, baseURL},
-		{"access_key", EnvAccessKey, accessKey},
-		{"secret_key", EnvSecretKey, secretKey},
 		{"project_id", EnvProjectID, projectID},
 	} {
 		if m.value == "" {
@@ -109,10 +108,60 @@ func readProviderSettings(cfg providerModel, diags *diag.Diagnostics) (_ provide
 	}
 
 	return providerSettings{
-		api:       api.Config{BaseURL: baseURL, AccessKey: accessKey, SecretKey: secretKey, ProjectID: projectID},
+		api:       api.Config{BaseURL: baseURL, AccessKey: creds.accessKey, SecretKey: creds.secretKey, Token: creds.token, ProjectID: projectID},
 		analytics: analyticsOn,
 		client:    settings,
 	}, true
+}
+
+// credentials are the provider's credentials: a Bearer token, or the key pair.
+type credentials struct {
+	token, accessKey, secretKey string
+}
+
+// readCredentials picks the one way to authenticate, and adds an error diagnostic when there is
+// none or two. The configuration wins over the environment, as for every argument: a scheme set in
+// the provider block is used and the other scheme's environment variables are ignored (a pipeline
+// that exports DBCLOUD_TOKEN does not break a configuration that names its keys, nor the reverse).
+// Both schemes in the provider block are refused by the provider's config validators (at validate
+// and plan) and here; both only in the environment are refused here, at plan.
+func readCredentials(cfg providerModel, diags *diag.Diagnostics) credentials {
+	set := func(v types.String) bool { return !v.IsNull() && !v.IsUnknown() && v.ValueString() != "" }
+	keysInConfig := set(cfg.AccessKey) || set(cfg.SecretKey)
+	keysInEnv := os.Getenv(EnvAccessKey) != "" || os.Getenv(EnvSecretKey) != ""
+	tokenInEnv := os.Getenv(EnvToken) != ""
+	switch {
+	case set(cfg.Token) && keysInConfig:
+		diags.AddAttributeError(path.Root("token"), "Two ways to authenticate",
+			"The provider block sets token and access_key/secret_key: they are two ways to authenticate. Keep one of them.")
+		return credentials{}
+	case set(cfg.Token):
+		return credentials{token: cfg.Token.ValueString()}
+	case !keysInConfig && tokenInEnv && keysInEnv:
+		diags.AddAttributeError(path.Root("token"), "Two ways to authenticate",
+			fmt.Sprintf("Both %s and %s/%s are set in the environment: they are two ways to authenticate. Unset one of them, "+
+				"or set the one to use in the provider block (the provider block wins over the environment).", EnvToken, EnvAccessKey, EnvSecretKey))
+		return credentials{}
+	case !keysInConfig && tokenInEnv:
+		return credentials{token: os.Getenv(EnvToken)}
+	case !keysInConfig && !keysInEnv:
+		diags.AddError("Missing provider credentials",
+			fmt.Sprintf("The provider needs credentials: a token (token in the provider block, or the %s environment variable), "+
+				"or an access key pair (access_key and secret_key, or %s and %s).", EnvToken, EnvAccessKey, EnvSecretKey))
+		return credentials{}
+	}
+	c := credentials{accessKey: settingFrom(cfg.AccessKey, EnvAccessKey), secretKey: settingFrom(cfg.SecretKey, EnvSecretKey)}
+	for _, m := range []struct{ name, other, env, value string }{
+		{"access_key", "secret_key", EnvAccessKey, c.accessKey},
+		{"secret_key", "access_key", EnvSecretKey, c.secretKey},
+	} {
+		if m.value == "" {
+			diags.AddAttributeError(path.Root(m.name), "Missing provider setting "+m.name,
+				fmt.Sprintf("The provider needs %s: set it in the provider block or in the %s environment variable. It goes "+
+					"with %s; or authenticate with a token instead (token or %s).", m.name, m.env, m.other, EnvToken))
+		}
+	}
+	return c
 }
 
 // newProviderData builds the provider data from the settings: the API client (behind the service

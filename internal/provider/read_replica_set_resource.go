@@ -73,7 +73,7 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 				MarkdownDescription: "Id of the parent service, usually `dbcloud_service.<name>.id`. " +
 					"Changing it replaces the replica set (a set cannot move between services).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:    []validator.String{serviceID()},
 			},
 			"name": schema.StringAttribute{
 				Required:            true,

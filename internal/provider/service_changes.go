@@ -350,7 +350,7 @@ func serviceInPlaceSentence() string {
 		}
 		parts = append(parts, p)
 	}
-	return "**In place:** " + strings.Join(parts, ", ") + ", `paused` (stop/start), `deletion_protection` and `timeouts`."
+	return "**In place:** " + strings.Join(parts, ", ") + ", `paused` (stop/start), `deletion_protection`, `allow_replacement` and `timeouts`."
 }
 
 // firstKnown returns the first known, non-empty string.

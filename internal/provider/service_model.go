@@ -24,6 +24,7 @@ type serviceResourceModel struct {
 	PasswordWOVersion  types.Int64    `tfsdk:"password_wo_version"`
 	Fork               types.Object   `tfsdk:"fork"`
 	DeletionProtection types.Bool     `tfsdk:"deletion_protection"`
+	AllowReplacement   types.Bool     `tfsdk:"allow_replacement"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 	InitialPassword    types.String   `tfsdk:"initial_password"`
 }

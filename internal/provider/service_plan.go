@@ -5,6 +5,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -133,17 +135,8 @@ func (r *serviceResource) planUpdate(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	if replaced := serviceReplacements(ctx, plan, state, addonsDerived(ctx, req.Private.GetKey)); len(replaced) > 0 {
-		names := make([]string, 0, len(replaced))
-		for _, p := range replaced {
-			resp.RequiresReplace = append(resp.RequiresReplace, p)
-			names = append(names, p.String())
-		}
-		if state.DeletionProtection.ValueBool() {
-			resp.Diagnostics.AddAttributeError(path.Root("deletion_protection"), "Service is protected against replacement",
-				fmt.Sprintf("Changing %s replaces service %s (%s), which destroys it, but it has deletion_protection = true. "+
-					"To replace it, set deletion_protection = false and apply first; or undo the change.",
-					strings.Join(names, ", "), state.ID.ValueString(), state.Name.ValueString()))
-		}
+		resp.RequiresReplace = append(resp.RequiresReplace, replaced...)
+		resp.Diagnostics.Append(replacementGuard(plan, state, replaced)...)
 		return
 	}
 
@@ -270,6 +263,103 @@ func serviceReplacements(ctx context.Context, plan, state serviceResourceModel, 
 		out = append(out, path.Root("fork"))
 	}
 	return out
+}
+
+// replacementGuard is what a planned replacement of an existing service says: an error when the service
+// is protected (deletion_protection) or the configuration does not allow replacements (allow_replacement),
+// else a warning that the service and its data will be deleted. Terraform deletes the old service before
+// it creates the new one, and a provider can neither reorder that nor see `lifecycle`; so a value that
+// forces a replacement and that the API then refuses (a region it does not offer, a fork source that
+// does not exist) would cost the service and its data, with nothing created in its place. Refusing
+// every replacement not asked for is the one plan-time rule that keeps it, whatever the API would say.
+func replacementGuard(plan, state serviceResourceModel, replaced path.Paths) diag.Diagnostics {
+	var diags diag.Diagnostics
+	changes := make([]string, 0, len(replaced))
+	for _, p := range replaced {
+		changes = append(changes, fmt.Sprintf("%s from %s to %s", p, describeValue(serviceValueAt(state, p)), describeValue(serviceValueAt(plan, p))))
+	}
+	change := strings.Join(changes, ", and ")
+	svc := fmt.Sprintf("service %s (%s)", state.ID.ValueString(), state.Name.ValueString())
+	switch {
+	case state.DeletionProtection.ValueBool():
+		diags.AddAttributeError(path.Root("deletion_protection"), "Service is protected against replacement",
+			fmt.Sprintf("Changing %s replaces %s, which destroys it, but it has deletion_protection = true. "+
+				"To replace it, set deletion_protection = false and apply first; or undo the change.", change, svc))
+	case !plan.AllowReplacement.ValueBool():
+		diags.AddAttributeError(replaced[0], "Change would delete the service and its data",
+			fmt.Sprintf("Changing %s cannot be done in place: it replaces %s. Terraform would delete the service, with "+
+				"every database, table and row in it, and then create a new, empty service; if the API refuses the new value "+
+				"(for example a region it does not offer), nothing is created and the data is gone. Nothing was changed.\n\n"+
+				"- If the change is a mistake, undo it (a service cannot move to another region, change its addons or become "+
+				"another service's fork).\n"+
+				"- To keep the data, create the new service as a fork of this one first (a new dbcloud_service with "+
+				"fork { source_service_id = %q }), or take a final copy with the dbcloud_service_fork action before the "+
+				"replacement.\n"+
+				"- To replace the service and delete its data, set allow_replacement = true in its configuration and plan "+
+				"again (the plan then warns), with lifecycle { create_before_destroy = true } so that the new service is "+
+				"created before this one is deleted; remove allow_replacement afterwards.",
+				change, svc, state.ID.ValueString()))
+	default:
+		diags.AddAttributeWarning(replaced[0], "The service and its data will be deleted",
+			fmt.Sprintf("Changing %s replaces %s: the apply deletes the service, with every database, table and row in it, "+
+				"and creates a new, empty service in its place (allow_replacement = true). Terraform deletes it first unless "+
+				"the resource has lifecycle { create_before_destroy = true }, which creates the new service first, so that a "+
+				"value the API refuses deletes nothing. If this is not what you want, do not apply: undo the change, or "+
+				"remove allow_replacement.", change, svc))
+	}
+	return diags
+}
+
+// serviceValueAt is the value of a replacing attribute in a model.
+func serviceValueAt(m serviceResourceModel, p path.Path) attr.Value {
+	switch p.String() {
+	case "region_code":
+		return m.RegionCode
+	case "addons":
+		return m.Addons
+	case "fork":
+		return m.Fork
+	}
+	return types.StringUnknown()
+}
+
+// describeValue writes a value as a configuration would (null: absent), for messages.
+func describeValue(v attr.Value) string {
+	switch {
+	case v == nil || v.IsNull():
+		return "null (not set)"
+	case v.IsUnknown():
+		return "(known after apply)"
+	}
+	switch v := v.(type) {
+	case types.String:
+		return strconv.Quote(v.ValueString())
+	case types.Set:
+		elems := make([]string, 0, len(v.Elements()))
+		for _, e := range v.Elements() {
+			elems = append(elems, describeValue(e))
+		}
+		slices.Sort(elems)
+		return "[" + strings.Join(elems, ", ") + "]"
+	case types.Object:
+		attrs := v.Attributes()
+		names := make([]string, 0, len(attrs))
+		for k, a := range attrs {
+			if a != nil && !a.IsNull() {
+				names = append(names, k)
+			}
+		}
+		slices.Sort(names)
+		parts := make([]string, 0, len(names))
+		for _, k := range names {
+			parts = append(parts, k+" = "+describeValue(attrs[k]))
+		}
+		if len(parts) == 0 {
+			return "{}"
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	}
+	return v.String()
 }
 
 // addonsReplace decides whether an addons change replaces the service: always, unless the state's

@@ -258,7 +258,7 @@ resource "dbcloud_service" "test" {
 		resource.TestStep{
 			Config:      strings.Replace(cfg("protected", true), "deletion_protection", "region_code = \"eu-west-1\"\n  deletion_protection", 1),
 			PlanOnly:    true,
-			ExpectError: svcErrRe("Changing region_code replaces service"),
+			ExpectError: svcErrRe(`Changing region_code from "us-east-1" to "eu-west-1" replaces service`),
 		},
 		resource.TestStep{
 			Config:           cfg("protected", false),
@@ -338,11 +338,12 @@ resource "dbcloud_service" "test" {
 			},
 		},
 		resource.TestStep{
-			// Once adopted, addons are from configuration again: a change replaces.
+			// Once adopted, addons are from configuration again: a change replaces (when allowed).
 			Config: providerBlock(srv) + `
 resource "dbcloud_service" "test" {
-  name   = "imported"
-  addons = ["time-series"]
+  name              = "imported"
+  addons            = ["time-series"]
+  allow_replacement = true
 }
 `,
 			ConfigPlanChecks: svcPlanChecks(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)),

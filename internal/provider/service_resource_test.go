@@ -390,7 +390,8 @@ func TestAccService_inPlaceUpdates(t *testing.T) {
 	)))
 }
 
-// region, addons and fork changes replace the service; a name change is a rename in place.
+// region, addons and fork changes replace the service (allowed by allow_replacement: without it they
+// are refused, service_replacement_guard_test.go); a name change is a rename in place.
 func TestAccService_replacements(t *testing.T) {
 	srv := newTestEmulator(t)
 	const addr = "dbcloud_service.test"
@@ -401,6 +402,7 @@ resource "dbcloud_service" "src" {
   name = "source"
 }
 resource "dbcloud_service" "test" {
+  allow_replacement = true
 ` + body + `
 }
 `

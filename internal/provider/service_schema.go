@@ -35,14 +35,16 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"If the apply is interrupted (Ctrl-C) while create waits, the service stays in state untainted with a warning, and " +
 			"the next apply resumes the wait and the remaining steps; a create that runs out of its `timeouts.create` fails and " +
 			"taints the service (the next apply replaces it, or `terraform untaint` keeps it once it is ready).\n\n" +
-			serviceInPlaceSentence() + " **Replace:** `region_code`, `addons` and `fork`.\n\n" + // from serviceChanges
-
+			serviceInPlaceSentence() + " **Replace:** `region_code`, " + // from serviceChanges
+			"`addons` and `fork`: a replacement deletes the service and its data, so a plan that would replace an existing " +
+			"service fails unless `allow_replacement = true` (then it warns); a typo such as `region_code = \"us-east-9\"` " +
+			"never deletes a service.\n\n" +
 			"**Removing an optional argument** from the configuration never changes or replaces anything: the service keeps " +
 			"what it has (at create, an absent argument gets the API's default). Exceptions, because absence is their only " +
 			"way to say \"none\": removing `vpc_id` detaches the service; removing `deletion_protection` sets it to `false` " +
 			"(it is a Terraform-only switch, not a setting of the service); removing `password` keeps the password as it is.\n\n" +
-			"A paused service (`paused = true`, or stopped outside Terraform) accepts no change but `paused`, `deletion_protection` " +
-			"and `timeouts`: a plan that changes anything else fails and says to set `paused = false` (then the service is started " +
+			"A paused service (`paused = true`, or stopped outside Terraform) accepts no change but `paused`, `deletion_protection`, " +
+			"`allow_replacement` and `timeouts`: a plan that changes anything else fails and says to set `paused = false` (then the service is started " +
 			"first, and the changes are applied). Set `deletion_protection = true` to make Terraform refuse to destroy or replace it.\n\n" +
 			"Import with the service id: `terraform import dbcloud_service.example rp1pz7uyae`. The password, " +
 			"`initial_password` and `fork` cannot be read back; `addons` is derived from `service_type` (a service created " +
@@ -70,8 +72,8 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Computed:    true,
 				MarkdownDescription: "Addons: `time-series` (TimescaleDB, service type `TIMESCALEDB`) and/or `ai` (vector; " +
 					"service type `POSTGRES` or, on older servers, `VECTOR`). Absent at create: empty set, plain PostgreSQL " +
-					"(`POSTGRES`). Changing it **replaces** the service (except right after an import, when a value consistent " +
-					"with `service_type` is adopted in place); removing it from the configuration keeps the service as it is.",
+					"(`POSTGRES`). Changing it **replaces** the service (refused at plan unless `allow_replacement = true`; except " +
+					"right after an import, when a value consistent with `service_type` is adopted in place); removing it from the configuration keeps the service as it is.",
 				Validators: []validator.Set{
 					setvalidator.ValueStringsAre(stringvalidator.OneOf(serviceAddonValues...)),
 				},
@@ -82,10 +84,11 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"region_code": schema.StringAttribute{
 				Optional: true,
 				Computed: true,
-				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`. Default: the API picks one (shown after create). " +
-					"A fork inherits the region of its source. Changing it **replaces** the service; removing it from the " +
-					"configuration keeps the service where it is.",
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				MarkdownDescription: "Cloud region, e.g. `us-east-1`, `eu-west-1`: lower-case words and a number joined by hyphens, " +
+					"checked at plan time (which regions exist is the API's to say). Default: the API picks one (shown after create). " +
+					"A fork inherits the region of its source. Changing it **replaces** the service (refused at plan unless " +
+					"`allow_replacement = true`); removing it from the configuration keeps the service where it is.",
+				Validators:    []validator.String{regionCode()},
 				PlanModifiers: []planmodifier.String{useState}, // replacement: serviceReplacements (service_plan.go)
 			},
 			"cpu_millis": schema.Int64Attribute{
@@ -196,6 +199,19 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"configuration sets it back to `false` (an update of the state alone, no API call).",
 				Default: booldefault.StaticBool(false),
 			},
+			"allow_replacement": schema.BoolAttribute{
+				Optional: true,
+				MarkdownDescription: "Whether a change that **replaces** the service (`region_code`, `addons`, `fork`) may be " +
+					"planned. A replacement deletes the service, and every database, table and row in it, before it creates a new, " +
+					"empty one; if the API then refuses the new value (a region it does not offer), nothing is left. So unless " +
+					"this is `true`, a plan that would replace an existing service fails, naming the attribute and its old and new " +
+					"value, and nothing is deleted. With `true`, such a plan goes through and warns that the service and its data " +
+					"will be deleted; add `lifecycle { create_before_destroy = true }` so that the new service is created before " +
+					"the old one is deleted (a value the API refuses then deletes nothing), and set it back to `false` (or remove " +
+					"it) after the replacement. Default: `false` (absent). " +
+					"Terraform-only: not sent to the API. `terraform apply -replace=...` and a tainted service are replaced without it: " +
+					"those are asked for explicitly.",
+			},
 
 			"service_type": schema.StringAttribute{
 				Computed: true,
@@ -300,14 +316,14 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"fork": schema.SingleNestedBlock{
 				MarkdownDescription: "Create the service as a fork of another one instead of empty. Type, region and storage " +
 					"are inherited; `name`, `cpu_millis`/`memory_gbs` and `environment` apply to the fork. Any change to this " +
-					"block **replaces** the service.",
+					"block **replaces** the service (refused at plan unless `allow_replacement = true`).",
 				Attributes: map[string]schema.Attribute{
 					"source_service_id": schema.StringAttribute{
 						// Required within the block (checked in ValidateConfig): the framework would
 						// also demand a Required attribute when the whole block is absent.
 						Optional:            true,
-						MarkdownDescription: "Id of the service to fork; it must be `READY`. Required in the block.",
-						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+						MarkdownDescription: "Id of the service to fork (10 lower-case letters and digits); it must be `READY`. Required in the block.",
+						Validators:          []validator.String{serviceID()},
 					},
 					"strategy": schema.StringAttribute{
 						Optional: true,

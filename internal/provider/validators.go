@@ -21,6 +21,25 @@ func decimalID(what string) validator.String {
 
 var decimalIDPattern = regexp.MustCompile(`^[0-9]+$`)
 
+// serviceID is the plan-time rule for a service id given as an argument (dbcloud_service's
+// fork.source_service_id, dbcloud_read_replica_set.service_id), the form the actions check too
+// (serviceIDPattern): a library validator, so a typo fails at plan.
+func serviceID() validator.String {
+	return stringvalidator.RegexMatches(serviceIDPattern, "must be a service id: 10 lower-case letters and digits, such as rp1pz7uyae")
+}
+
+// regionCode is the plan-time rule for region codes (dbcloud_service.region_code, dbcloud_vpc.region_code,
+// dbcloud_vpc_peering.peer_region_code): the API's form, cloud region names such as us-east-1 or
+// ap-southeast-1 (lower-case words joined by hyphens, ending in a number). The list of regions is the
+// server's: a region of the right form that the API does not offer (us-east-9) is the API's to refuse,
+// and dbcloud_service's replacement guard (service_plan.go) keeps such a value from deleting a service.
+func regionCode() validator.String {
+	return stringvalidator.RegexMatches(regionCodePattern,
+		"must be a region code in the API's form: lower-case words joined by hyphens, ending in a number, such as us-east-1, eu-west-1 or ap-southeast-1")
+}
+
+var regionCodePattern = regexp.MustCompile(`^[a-z]{2,}(-[a-z]+)+-[0-9]+$`)
+
 // VPC CIDR prefix lengths the provider accepts at plan time. The API has the last word; these bounds
 // only catch the obvious mistakes before anything is created.
 const (

@@ -73,7 +73,7 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Required:            true,
 				MarkdownDescription: "Region of the peer VPC, e.g. `us-east-1`. Changing it replaces the peering.",
 				PlanModifiers:       replace,
-				Validators:          nonEmpty,
+				Validators:          []validator.String{regionCode()},
 			},
 			"peer_vpc_id": schema.StringAttribute{
 				Required:            true,

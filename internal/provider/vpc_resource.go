@@ -73,7 +73,7 @@ func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				MarkdownDescription: "Cloud region of the VPC, e.g. `us-east-1`; services attached to it must be in the same " +
 					"region. Changing it replaces the VPC.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:    []validator.String{regionCode()},
 			},
 		},
 		Blocks: map[string]schema.Block{

@@ -4,7 +4,8 @@
 terraform {
   required_providers {
     dbcloud = {
-      source = "dbcloud/dbcloud"
+      source  = "dbcloud/dbcloud"
+      version = "~> 0.2"
     }
   }
 }

@@ -1,6 +1,7 @@
 // Command emulator serves the in-memory dbcloud API emulator over HTTP.
 //
 //	go run ./internal/emulator/cmd/emulator -addr 127.0.0.1:8080 -access-key K -secret-key S
+//	go run ./internal/emulator/cmd/emulator -token T   # or DBCLOUD_EMULATOR_TOKEN=T: Bearer tokens too
 //
 // It prints its base URL (e.g. http://127.0.0.1:8080/v1) as the first line on stdout, then serves
 // until SIGINT or SIGTERM, and shuts down gracefully. -addr 127.0.0.1:0 picks a free port.
@@ -42,6 +43,9 @@ func main() {
 	}
 }
 
+// envToken names the environment variable of the -token flag.
+const envToken = "DBCLOUD_EMULATOR_TOKEN"
+
 // errUsage marks command-line errors (already reported by the flag set).
 var errUsage = errors.New("usage error")
 
@@ -66,6 +70,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&cfg.opts.AccessKey, "access-key", "", "access key (Basic user); with -secret-key empty too, any credentials are accepted")
 	fs.StringVar(&cfg.opts.SecretKey, "secret-key", "", "secret key (Basic password)")
+	tokens := fs.String("token", os.Getenv(envToken), "comma-separated bearer tokens accepted (Authorization: Bearer) besides the keys "+
+		"(empty: none; default $"+envToken+"); any other token answers 401")
 	projects := fs.String("projects", "", "comma-separated allow-list of project ids (empty: any project)")
 	preset := fs.String("timing", "demo", "timing preset: fast (tests, ~50ms phases), demo (seconds) or instant")
 	fs.BoolVar(&cfg.log, "log", false, "log every request to stderr")
@@ -111,6 +117,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if p < 0 || p > 1 {
 			usagef(stderr, "-%s must be a probability between 0 and 1, not %v\n", name, p)
 			return cfg, errUsage
+		}
+	}
+	for _, tok := range strings.Split(*tokens, ",") {
+		if tok = strings.TrimSpace(tok); tok != "" {
+			cfg.opts.BearerTokens = append(cfg.opts.BearerTokens, tok)
 		}
 	}
 	for _, p := range strings.Split(*projects, ",") {

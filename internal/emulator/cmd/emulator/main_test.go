@@ -17,6 +17,7 @@ import (
 )
 
 func TestParseFlags(t *testing.T) {
+	t.Setenv(envToken, "")
 	fast := emulator.FastTiming()
 	fastQueued1s := fast
 	fastQueued1s.ServiceQueued = time.Second
@@ -40,6 +41,11 @@ func TestParseFlags(t *testing.T) {
 		{"keys and projects", []string{"-addr", "127.0.0.1:0", "-access-key", "K", "-secret-key", "S", "-projects", "p1, p2,,", "-log"}, func(t *testing.T, c config) {
 			if c.addr != "127.0.0.1:0" || c.opts.AccessKey != "K" || c.opts.SecretKey != "S" || !c.log || !slices.Equal(c.opts.Projects, []string{"p1", "p2"}) {
 				t.Errorf("config = %+v", c)
+			}
+		}, nil},
+		{"tokens", []string{"-token", "t1, t2,"}, func(t *testing.T, c config) {
+			if !slices.Equal(c.opts.BearerTokens, []string{"t1", "t2"}) {
+				t.Errorf("tokens = %q", c.opts.BearerTokens)
 			}
 		}, nil},
 		{"fast preset", []string{"-timing", "fast"}, func(t *testing.T, c config) {
@@ -164,5 +170,67 @@ func TestRunListenError(t *testing.T) {
 	err := run(t.Context(), []string{"-addr", "256.0.0.1:1"}, &stdout, &stderr)
 	if err == nil || stdout.Len() != 0 {
 		t.Errorf("err = %v, stdout %q", err, stdout.String())
+	}
+}
+
+// The emulator accepts the tokens of -token, or of DBCLOUD_EMULATOR_TOKEN when the flag is not given,
+// and answers any other token with the API's 401 error body.
+func TestRunTokens(t *testing.T) {
+	for name, tc := range map[string]struct {
+		args []string
+		env  string
+	}{
+		"flag":                  {args: []string{"-token", "flag-token"}},
+		"environment":           {env: "env-token"},
+		"flag over environment": {args: []string{"-token", "flag-token"}, env: "env-token"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(envToken, tc.env)
+			good, other := "env-token", "flag-token"
+			if len(tc.args) > 0 {
+				good, other = "flag-token", "env-token"
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			pr, pw := io.Pipe()
+			var stderr strings.Builder
+			done := make(chan error, 1)
+			go func() {
+				done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-access-key", "K", "-secret-key", "S", "-timing", "instant", "-postgres", "off"}, tc.args...), pw, &stderr)
+				_ = pw.Close()
+			}()
+			line, err := bufio.NewReader(pr).ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the URL: %v (stderr %s)", err, stderr.String())
+			}
+			url := strings.TrimSpace(line)
+			get := func(token string) (int, http.Header, string) {
+				req, err := http.NewRequest(http.MethodGet, url+"/auth/info", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				_ = resp.Body.Close()
+				return resp.StatusCode, resp.Header, string(body)
+			}
+			if code, _, body := get(good); code != http.StatusOK || !strings.Contains(body, `"type":"oauth"`) {
+				t.Errorf("auth info with the configured token: %d %s", code, body)
+			}
+			for _, bad := range []string{"other-token", other} {
+				code, hdr, body := get(bad)
+				if code != http.StatusUnauthorized || !strings.Contains(body, `"code":"UNAUTHORIZED"`) || !strings.Contains(hdr.Get("WWW-Authenticate"), "Bearer") {
+					t.Errorf("auth info with token %q: %d %q %s, want the API's 401", bad, code, hdr.Get("WWW-Authenticate"), body)
+				}
+			}
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("run: %v", err)
+			}
+		})
 	}
 }

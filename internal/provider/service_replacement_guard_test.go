@@ -1,0 +1,384 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+)
+
+// The replacement guard (service_plan.go, replacementGuard): a change that would replace an existing
+// service fails at plan unless allow_replacement = true, so a typo never deletes a service and its
+// data; an allowed replacement warns.
+
+// A typo in each attribute that forces a replacement, and values the API would refuse after the
+// delete: `terraform plan` and `terraform apply`, as a user runs them, fail and name the change; the
+// service, its row and its state are intact afterwards, and the plan with the right values is empty.
+// Then an allowed replacement warns in the plan that the service and its data will be deleted.
+func TestAccService_replacementGuardKeepsData(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, _ := newPostgresEmulator(t)
+	ctx := t.Context()
+	const addr = "dbcloud_service.db"
+	config := func(region, extra string) string {
+		return fmt.Sprintf(`
+resource "dbcloud_service" "db" {
+  name        = "typo"
+  region_code = %q
+%s}
+`, region, extra)
+	}
+	right := config("us-east-1", "")
+	w := newTFWorkdir(t, srv, right)
+	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("create: %v\n%s", err, tail(out, 30))
+	}
+	before := stateInstance(t, w.dir, addr)
+	e := pgEndpoint{id: before["id"].(string), host: before["hostname"].(string), port: int(before["port"].(float64)),
+		password: before["initial_password"].(string)}
+	conn, err := pgLogin(ctx, e.host, e.port, e.password)
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	for _, sql := range []string{"CREATE TABLE notes (v text)", "INSERT INTO notes VALUES ('" + pgRow + "')"} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = conn.Close(ctx)
+
+	cases := []struct {
+		name, config, change string
+	}{
+		{"region_code typo", config("us-east-9", ""), `region_code from "us-east-1" to "us-east-9"`},
+		{"addons", config("us-east-1", `  addons = ["time-series"]`+"\n"), `addons from [] to ["time-series"]`},
+		{"fork of a service that does not exist", config("us-east-1", `  fork {
+    source_service_id = "nosuchsvc0"
+  }
+`), `fork from null (not set) to { source_service_id = "nosuchsvc0" }`},
+		{"fork strategy", config("us-east-1", `  fork {
+    source_service_id = "nosuchsvc0"
+    strategy          = "NOW"
+  }
+`), `fork from null (not set) to { source_service_id = "nosuchsvc0", strategy = "NOW" }`},
+		{"region_code and addons", config("eu-west-9", `  addons = ["ai"]`+"\n"),
+			`region_code from "us-east-1" to "eu-west-9", and addons from [] to ["ai"]`},
+		// allow_replacement = false is the default written out.
+		{"allow_replacement = false", config("us-east-9", "  allow_replacement = false\n"), `region_code from "us-east-1" to "us-east-9"`},
+	}
+	refused := words("Error: Change would delete the service and its data", cases[0].change)
+	for _, c := range cases {
+		w.write(c.config)
+		want := words("Error: Change would delete the service and its data", c.change, "replaces service "+e.id+" (typo)",
+			"Nothing was changed", "set allow_replacement = true")
+		for _, cmd := range [][]string{{"plan", "-input=false", "-no-color"}, {"apply", "-auto-approve", "-input=false", "-no-color"}} {
+			out, err := w.run(cmd...)
+			if err == nil {
+				t.Errorf("%s: terraform %s succeeded, want the replacement refused:\n%s", c.name, cmd[0], tail(out, 30))
+				continue
+			}
+			if text := unboxed(out); !want.MatchString(text) {
+				t.Errorf("%s: terraform %s: the error does not name the change and what to do:\n%s", c.name, cmd[0], diagnostics(out))
+			}
+		}
+		// The service, its row and its state are as they were.
+		if svc, ok := srv.Service(testProjectID, e.id); !ok || deref(svc.Status) != api.READY || deref(svc.RegionCode) != "us-east-1" {
+			t.Fatalf("%s: service %s after the refused apply: found %t, status %s, region %s", c.name, e.id, ok,
+				deref(svc.Status), deref(svc.RegionCode))
+		}
+		if after := stateInstance(t, w.dir, addr); !reflect.DeepEqual(after, before) {
+			t.Errorf("%s: the state changed:\nbefore %v\nafter  %v", c.name, before, after)
+		}
+		if got := pgRowOf(ctx, e); got != pgRow {
+			t.Errorf("%s: the row: %q, want %q", c.name, got, pgRow)
+		}
+	}
+	for _, op := range []string{"deleteService", "createService", "forkService"} {
+		if n := srv.Calls(op); n != map[string]int{"createService": 1}[op] {
+			t.Errorf("%s sent %d times", op, n)
+		}
+	}
+
+	// Allowed with create_before_destroy: Terraform creates the new service first, so a value the API
+	// refuses deletes nothing either.
+	w.write(config("us-east-9", "  allow_replacement = true\n  lifecycle {\n    create_before_destroy = true\n  }\n"))
+	out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color")
+	if err == nil || !words("Warning: The service and its data will be deleted", "Error: Could not create service", "us-east-9").MatchString(unboxed(out)) {
+		t.Errorf("allowed, create_before_destroy, a region the API refuses: %v, want the warning then the API's error:\n%s", err, diagnostics(out))
+	}
+	if svc, ok := srv.Service(testProjectID, e.id); !ok || deref(svc.Status) != api.READY {
+		t.Fatalf("create_before_destroy: service %s after the failed apply: found %t", e.id, ok)
+	}
+	if after := stateInstance(t, w.dir, addr); !reflect.DeepEqual(after, before) {
+		t.Errorf("create_before_destroy: the state changed:\nbefore %v\nafter  %v", before, after)
+	}
+	if got := pgRowOf(ctx, e); got != pgRow {
+		t.Errorf("create_before_destroy: the row: %q, want %q", got, pgRow)
+	}
+
+	// The right configuration plans nothing.
+	w.write(right)
+	if out, err := w.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+		t.Errorf("plan with the right region: %v (exit code 2: changes), want an empty plan:\n%s", err, tail(out, 30))
+	}
+
+	// Allowed: the plan warns, naming the change, and the apply replaces the service.
+	w.write(config("eu-west-1", "  allow_replacement = true\n"))
+	warn := words("Warning: The service and its data will be deleted", `region_code from "us-east-1" to "eu-west-1"`,
+		"replaces service "+e.id+" (typo)", "the apply deletes the service")
+	out, err = w.run("plan", "-input=false", "-no-color")
+	if err != nil || !warn.MatchString(unboxed(out)) || refused.MatchString(unboxed(out)) {
+		t.Errorf("allowed replacement: plan: %v, want a warning that names the change:\n%s", err, diagnostics(out))
+	}
+	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil || !warn.MatchString(unboxed(out)) {
+		t.Fatalf("allowed replacement: apply: %v, want success with the warning:\n%s", err, diagnostics(out))
+	}
+	if now := stateInstance(t, w.dir, addr); now["id"] == e.id || now["region_code"] != "eu-west-1" || now["allow_replacement"] != true {
+		t.Errorf("allowed replacement: state id %v region %v allow_replacement %v, want a new service in eu-west-1",
+			now["id"], now["region_code"], now["allow_replacement"])
+	}
+	// Terraform's delete ends at 404 or DELETED: a DELETED record may linger in the emulator.
+	if svc, ok := srv.Service(testProjectID, e.id); ok && deref(svc.Status) != api.DELETED {
+		t.Errorf("allowed replacement: the old service %s is still %s", e.id, deref(svc.Status))
+	}
+	// Removing allow_replacement changes the state only: no call but reads.
+	writes := func() int {
+		n := 0
+		for _, op := range []string{"createService", "deleteService", "renameService", "resizeService", "setEnvironment", "setHA"} {
+			n += srv.Calls(op)
+		}
+		return n
+	}
+	before2 := writes()
+	w.write(config("eu-west-1", ""))
+	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("removing allow_replacement: %v\n%s", err, diagnostics(out))
+	}
+	if now := stateInstance(t, w.dir, addr); now["allow_replacement"] != nil {
+		t.Errorf("after removing allow_replacement, state has %v, want null", now["allow_replacement"])
+	}
+	if n := writes() - before2; n != 0 {
+		t.Errorf("removing allow_replacement sent %d state-changing calls, want 0", n)
+	}
+	if out, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("destroy: %v\n%s", err, diagnostics(out))
+	}
+}
+
+// stateInstance is the attributes of a resource's current instance in the state file.
+func stateInstance(t *testing.T, dir, addr string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Resources []struct {
+			Type, Name string
+			Instances  []struct {
+				Attributes map[string]any `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range st.Resources {
+		if r.Type+"."+r.Name == addr && len(r.Instances) == 1 {
+			return r.Instances[0].Attributes
+		}
+	}
+	t.Fatalf("%s not in the state:\n%s", addr, b)
+	return nil
+}
+
+// pgRowOf reads the row of the notes table written by the test ("" and the error when it cannot).
+func pgRowOf(ctx context.Context, e pgEndpoint) string {
+	conn, err := pgLogin(ctx, e.host, e.port, e.password)
+	if err != nil {
+		return "login: " + err.Error()
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	var v string
+	if err := conn.QueryRow(ctx, "SELECT v FROM notes").Scan(&v); err != nil {
+		return "select: " + err.Error()
+	}
+	return v
+}
+
+// unboxed is terraform's output without the box drawn around diagnostics, so that a phrase wrapped
+// over two lines of a diagnostic matches words().
+func unboxed(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, "│╷╵ ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// The replacement rules' diagnostics, without a server: refused unless allowed (the first replacing
+// attribute is the error's path), protected before anything else, and an allowed one warns.
+func TestUnitServiceReplacementGuard(t *testing.T) {
+	state := serviceResourceModel{
+		serviceFields: serviceFields{
+			ID: types.StringValue("rp1pz7uyae"), Name: types.StringValue("db"), RegionCode: types.StringValue("us-east-1"),
+			Addons: serviceAddonsSet([]string{}),
+		},
+		Fork: types.ObjectNull(serviceForkAttrTypes), DeletionProtection: types.BoolValue(false),
+		AllowReplacement: types.BoolNull(),
+	}
+	plan := state
+	plan.RegionCode = types.StringValue("us-east-9")
+	plan.Addons = serviceAddonsSet([]string{"time-series", "ai"})
+	replaced := path.Paths{path.Root("region_code"), path.Root("addons")}
+	one := func(d diag.Diagnostics) diag.Diagnostic {
+		t.Helper()
+		if len(d) != 1 {
+			t.Fatalf("%d diagnostics, want 1: %v", len(d), d)
+		}
+		return d[0]
+	}
+	const change = `Changing region_code from "us-east-1" to "us-east-9", and addons from [] to ["ai", "time-series"]`
+
+	for _, allow := range []types.Bool{types.BoolNull(), types.BoolValue(false)} {
+		plan.AllowReplacement = allow
+		d := one(replacementGuard(plan, state, replaced))
+		pd, ok := d.(diag.DiagnosticWithPath)
+		if d.Severity() != diag.SeverityError || d.Summary() != "Change would delete the service and its data" ||
+			!ok || !pd.Path().Equal(path.Root("region_code")) {
+			t.Errorf("allow_replacement %v: %s %q, want the error on region_code", allow, d.Severity(), d.Summary())
+		}
+		for _, want := range []string{change, "replaces service rp1pz7uyae (db)", "every database, table and row",
+			`fork { source_service_id = "rp1pz7uyae" }`, "dbcloud_service_fork action", "set allow_replacement = true"} {
+			if !strings.Contains(d.Detail(), want) {
+				t.Errorf("allow_replacement %v: the detail does not say %q:\n%s", allow, want, d.Detail())
+			}
+		}
+	}
+
+	plan.AllowReplacement = types.BoolValue(true)
+	d := one(replacementGuard(plan, state, replaced))
+	if d.Severity() != diag.SeverityWarning || d.Summary() != "The service and its data will be deleted" ||
+		!strings.Contains(d.Detail(), change) {
+		t.Errorf("allowed: %s %q %q, want the warning naming the change", d.Severity(), d.Summary(), d.Detail())
+	}
+
+	state.DeletionProtection = types.BoolValue(true)
+	d = one(replacementGuard(plan, state, replaced))
+	if d.Severity() != diag.SeverityError || d.Summary() != "Service is protected against replacement" {
+		t.Errorf("protected and allowed: %s %q, want the protection error", d.Severity(), d.Summary())
+	}
+}
+
+func TestUnitDescribeValue(t *testing.T) {
+	fork := func(src, strategy attr.Value) types.Object {
+		return types.ObjectValueMust(serviceForkAttrTypes, map[string]attr.Value{
+			"source_service_id": src, "strategy": strategy, "target_time": types.StringNull(),
+		})
+	}
+	for _, c := range []struct {
+		v    attr.Value
+		want string
+	}{
+		{types.StringValue("us-east-1"), `"us-east-1"`},
+		{types.StringNull(), "null (not set)"},
+		{types.StringUnknown(), "(known after apply)"},
+		{serviceAddonsSet([]string{}), "[]"},
+		{serviceAddonsSet([]string{"time-series", "ai"}), `["ai", "time-series"]`},
+		{types.ObjectNull(serviceForkAttrTypes), "null (not set)"},
+		{fork(types.StringValue("a"), types.StringNull()), `{ source_service_id = "a" }`},
+		{fork(types.StringValue("a"), types.StringValue("NOW")), `{ source_service_id = "a", strategy = "NOW" }`},
+		{fork(types.StringUnknown(), types.StringNull()), `{ source_service_id = (known after apply) }`},
+		{fork(types.StringNull(), types.StringNull()), `{}`},
+	} {
+		if got := describeValue(c.v); got != c.want {
+			t.Errorf("describeValue(%v) = %s, want %s", c.v, got, c.want)
+		}
+	}
+}
+
+// Region codes have the API's form at plan time, for every resource that takes one; the list of
+// regions is the server's, so a well-formed region it does not offer is not refused here.
+func TestUnitRegionCode(t *testing.T) {
+	ctx := context.Background()
+	check := func(s string) int {
+		var resp validator.StringResponse
+		regionCode().ValidateString(ctx, validator.StringRequest{Path: path.Root("region_code"), ConfigValue: types.StringValue(s)}, &resp)
+		return resp.Diagnostics.ErrorsCount()
+	}
+	for _, s := range []string{"us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-southeast-1", "us-gov-west-1", "us-east-9"} {
+		if n := check(s); n != 0 {
+			t.Errorf("%q: %d errors, want none", s, n)
+		}
+	}
+	for _, s := range []string{"", "US-EAST-1", "us-east", "useast1", "us_east_1", "us-east-1a", " us-east-1", "us-east-1 ", "us east 1", "1-east-1", "eu-west-01x"} {
+		if n := check(s); n != 1 {
+			t.Errorf("%q: %d errors, want 1", s, n)
+		}
+	}
+}
+
+// Every value whose form is known fails at plan, naming the attribute, before anything exists: region
+// codes of services, VPCs and peerings, and the service ids of a fork block and of a read replica set.
+func TestAccArgumentForms_validatedAtPlan(t *testing.T) {
+	srv := newTestEmulator(t)
+	const region = "must be a region code in the API's form"
+	const svcID = "must be a service id: 10 lower-case letters and digits"
+	cases := []struct{ body, want string }{
+		{`
+resource "dbcloud_service" "s" {
+  name        = "x"
+  region_code = "US-East-1"
+}`, "Attribute region_code " + region},
+		{`
+resource "dbcloud_vpc" "v" {
+  name        = "x"
+  cidr        = "10.0.0.0/16"
+  region_code = "useast1"
+}`, "Attribute region_code " + region},
+		{`
+resource "dbcloud_vpc_peering" "p" {
+  vpc_id           = "1234567890"
+  peer_account_id  = "123456789012"
+  peer_region_code = "us-east"
+  peer_vpc_id      = "vpc-0abc"
+}`, "Attribute peer_region_code " + region},
+		{`
+resource "dbcloud_service" "s" {
+  name = "x"
+  fork {
+    source_service_id = "Rp1pz7uyae "
+  }
+}`, "Attribute fork.source_service_id " + svcID},
+		{`
+resource "dbcloud_read_replica_set" "r" {
+  service_id = "rp1pz7uya"
+  name       = "x"
+  nodes      = 1
+  cpu_millis = 500
+  memory_gbs = 2
+}`, "Attribute service_id " + svcID},
+	}
+	steps := make([]resource.TestStep, 0, len(cases))
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      providerBlock(srv) + c.body,
+			PlanOnly:    true,
+			ExpectError: words(c.want),
+		})
+	}
+	resource.ParallelTest(t, testCase(t, srv, steps...))
+}
