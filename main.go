@@ -31,6 +31,9 @@ func main() {
 		ProtocolVersion: 6,
 	})
 	stopHooks()
+	// Terraform stops its plugins on the way out, also after Ctrl-C, when it does not close the
+	// ephemeral resources it opened: drop the logins still open.
+	provider.DropOpenLogins()
 	if err != nil {
 		log.Fatal(err.Error())
 	}

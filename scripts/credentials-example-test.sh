@@ -11,7 +11,12 @@
 #   - no login role is left after the apply, nor after a plan (which makes logins too);
 #   - the state, `terraform show` and the logs (TF_LOG=trace) hold neither the admin
 #     password nor a login's;
-#   - a plan after the apply is empty; destroy empties the state.
+#   - a plan after the apply is empty; destroy empties the state;
+#   - every block of docs/guides/connecting.md, password-rotation.md and final-copies.md runs as a
+#     reader copies it (the page runner, scripts/guides-test.sh: adding the logins to a service,
+#     rotating the admin password and replacing the service in one apply each, a destroy). The
+#     block with the PostgreSQL provider, which cannot be installed here, is checked by
+#     TestConnectingGuidePostgreSQLBlock (go test) against that provider's documented arguments.
 #
 # Needs the PostgreSQL server binaries and psql. The last line of its output is
 # "credentials-example: N passed, M failed". Environment: BIN_DIR (provider build,
@@ -113,6 +118,14 @@ if tf destroy -auto-approve -input=false -no-color >"$work/destroy.log" 2>&1 && 
 else
 	cat "$work/destroy.log"
 	fail "destroy"
+fi
+
+log "the guides' blocks, as written (page runner)"
+if env -u TF_VAR_report_command -u TF_VAR_migration_command -u TF_VAR_admin_password -u TF_CLI_CONFIG_FILE BIN_DIR="$bin_dir" ./scripts/guides-test.sh docs/guides/connecting.md docs/guides/password-rotation.md docs/guides/final-copies.md >"$work/guides.log" 2>&1; then
+	ok "connecting, password-rotation and final-copies guides: $(tail -1 "$work/guides.log")"
+else
+	cat "$work/guides.log"
+	fail "connecting, password-rotation and final-copies guides: $(tail -1 "$work/guides.log")"
 fi
 
 summary credentials-example

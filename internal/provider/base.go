@@ -96,12 +96,22 @@ func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	m.impl.base().pd.walk.apply()
 	m.impl.Create(ctx, req, resp)
+	interruptedLogins(ctx, &resp.Diagnostics)
 	keepPlannedState(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	if !isPlaceholder(ctx, resp.State) {
 		syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	}
 	m.tracked(ctx, resp.Diagnostics, "create")
+}
+
+// interruptedLogins: an operation that Ctrl-C cancelled drops the run's open logins
+// (logins_stop.go), since Terraform will not close them.
+func interruptedLogins(ctx context.Context, diags *diag.Diagnostics) {
+	if ctx.Err() != nil {
+		dropLoginsOnStop(ctx, diags)
+	}
 }
 
 // tracked sends the analytics event of an operation that succeeded (nothing when analytics is off).
@@ -115,6 +125,7 @@ func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	m.impl.base().pd.walk.readOrPlan()
 	if isPlaceholder(ctx, req.State) {
 		// A lost create's placeholder (placeholder.go): look for what the create made.
 		state, found, diags := resolvePlaceholder(ctx, m.impl, req.State, req.Private.GetKey)
@@ -143,7 +154,9 @@ func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	m.impl.base().pd.walk.apply()
 	m.impl.Update(ctx, req, resp)
+	interruptedLogins(ctx, &resp.Diagnostics)
 	keepPlannedState(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	m.tracked(ctx, resp.Diagnostics, "update")
@@ -161,7 +174,9 @@ func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest
 		}
 		req.State = state
 	}
+	m.impl.base().pd.walk.apply()
 	m.impl.Delete(ctx, req, resp)
+	interruptedLogins(ctx, &resp.Diagnostics)
 	m.tracked(ctx, resp.Diagnostics, "delete")
 }
 
@@ -178,6 +193,9 @@ func (m *managedResource) ImportState(ctx context.Context, req resource.ImportSt
 }
 
 func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if pd := m.impl.base().pd; pd != nil {
+		pd.walk.readOrPlan()
+	}
 	if m.impl.base().pd.refusedAtPlan(ctx, req, &resp.Diagnostics) {
 		return
 	}

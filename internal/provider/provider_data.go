@@ -8,6 +8,7 @@ package provider
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -22,6 +23,7 @@ type providerData struct {
 	backoff   wait.Backoff
 	reads     *readCache  // serves Reads from shared lists (refresh_cache.go); use read()
 	copies    finalCopies // services whose fork action did not finish in this run (final_copies.go)
+	walk      runWalk     // whether this run plans or applies (logins_stop.go)
 	// credentials is the run's one plan-time check of the credentials (credentials_check.go).
 	credentials credentialsCheck
 }
@@ -60,3 +62,15 @@ func (pd *providerData) read() *readCache {
 // credentialsCheck is the one plan-time check of the credentials of a provider run (one per Configure;
 // the check itself, refusedAtPlan, is in credentials_check.go, above this file).
 type credentialsCheck struct{ once sync.Once }
+
+// runWalk records what the provider's resources did since Configure (logins_stop.go says why; declared
+// here so that the files above, the wrappers and the ephemeral resource, share it without a cycle).
+type runWalk struct {
+	readOrPlanned, applied atomic.Bool
+}
+
+func (w *runWalk) readOrPlan() { w.readOrPlanned.Store(true) }
+func (w *runWalk) apply()      { w.applied.Store(true) }
+
+// planning: this walk read or planned resources and applied none.
+func (w *runWalk) planning() bool { return w.readOrPlanned.Load() && !w.applied.Load() }

@@ -30,7 +30,7 @@ func NewServiceListResource() list.ListResource {
 				"record of a read replica set's standby (`forked_from.is_standby = true`): import a replica set as a `dbcloud_read_replica_set`.",
 			Attributes: map[string]listschema.Attribute{
 				"name":         listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services with exactly this name."},
-				"service_type": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services of exactly this type, e.g. `POSTGRES`, `TIMESERIESDB`, `VECTOR`."},
+				"service_type": listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services of exactly this type, e.g. `TIMESCALEDB` or `POSTGRES` (as the API reports it; older servers may say `VECTOR` or `TIMESERIESDB`)."},
 				"status":       listschema.StringAttribute{Optional: true, MarkdownDescription: "Only services with exactly this status, e.g. `READY`."},
 			},
 		},

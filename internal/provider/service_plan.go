@@ -63,11 +63,28 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	case req.State.Raw.IsNull() && req.Plan.Raw.IsNull():
 	case req.State.Raw.IsNull():
 		r.planCreate(ctx, req, resp)
+		planInitialPassword(ctx, req, resp)
 	case req.Plan.Raw.IsNull():
 		r.planDestroy(ctx, req, resp)
 	default:
 		r.planUpdate(ctx, req, resp)
+		planInitialPassword(ctx, req, resp)
 	}
+}
+
+// planInitialPassword: initial_password no longer logs in once the configuration sets the password
+// (password, or password_wo with its version), so it is planned null then, and no password the
+// service does not have is kept in state.
+func planInitialPassword(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var initial, password types.String
+	var version types.Int64
+	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("initial_password"), &initial)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("password"), &password)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("password_wo_version"), &version)...)
+	if resp.Diagnostics.HasError() || initial.IsNull() || (password.IsNull() && version.IsNull()) {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("initial_password"), types.StringNull())...)
 }
 
 // planCreate fills in what is certain at create, so that the plan shows it: the documented defaults

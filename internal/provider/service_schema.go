@@ -292,8 +292,9 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"initial_password": schema.StringAttribute{
 				Computed:  true,
 				Sensitive: true,
-				MarkdownDescription: "Password generated at create (only the create/fork answer carries it). Null after import " +
-					"or when the create answer was lost; no longer valid once `password`/`password_wo` is set.",
+				MarkdownDescription: "Password generated at create (only the create/fork answer carries it). Null after import, " +
+					"when the create answer was lost, and once the configuration sets the password (`password`, or `password_wo` with " +
+					"`password_wo_version`): then it no longer logs in, and no password is kept in state.",
 				PlanModifiers: []planmodifier.String{useState},
 			},
 			"forked_from": schema.SingleNestedAttribute{

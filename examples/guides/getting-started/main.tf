@@ -21,6 +21,12 @@ resource "dbcloud_service" "first" {
   memory_gbs  = 4
 }
 
+# postgresql://tsdbadmin@<host>:<port>/tsdb?sslmode=require: user and database
+# are the same on every service; the password is not in it.
+output "connection_uri" {
+  value = dbcloud_service.first.connection_uri
+}
+
 output "host" {
   value = dbcloud_service.first.hostname
 }

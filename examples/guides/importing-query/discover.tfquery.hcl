@@ -12,7 +12,7 @@ list "dbcloud_service" "all" {
   # Optional filters, matched exactly:
   # config {
   #   name         = "orders"
-  #   service_type = "TIMESERIESDB"
+  #   service_type = "TIMESCALEDB"
   #   status       = "READY"
   # }
 }

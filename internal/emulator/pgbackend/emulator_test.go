@@ -342,6 +342,28 @@ func TestPoolerIsPgBouncer(t *testing.T) {
 	if err := loginErr(t, pe, "wrong"); err == nil {
 		t.Error("the pooler accepted a wrong password")
 	}
+	// Every login role of the database, as on the live service; not an expired one, nor a wrong
+	// password.
+	mustExec(t, c, "CREATE ROLE pooled_login LOGIN PASSWORD 'login-pw'")
+	mustExec(t, c, "GRANT SELECT ON notes TO pooled_login")
+	mustExec(t, c, "CREATE ROLE expired_login LOGIN PASSWORD 'expired-pw' VALID UNTIL '2000-01-01'")
+	asRole := func(user, password string) (*pgx.Conn, error) {
+		return pgx.ConnectConfig(t.Context(), ConnConfig(deref(pe.Host), deref(pe.Port), user, password, Database))
+	}
+	if lc, err := asRole("pooled_login", "login-pw"); err != nil {
+		t.Errorf("a login role through the pooler: %v", err)
+	} else {
+		if v := queryString(t, lc, "SELECT current_user || ': ' || v FROM notes"); v != "pooled_login: through the pooler" {
+			t.Errorf("the login read %q through the pooler", v)
+		}
+		_ = lc.Close(t.Context())
+	}
+	for _, bad := range [][2]string{{"pooled_login", "wrong"}, {"expired_login", "expired-pw"}, {"postgres", ""}} {
+		if lc, err := asRole(bad[0], bad[1]); err == nil {
+			_ = lc.Close(t.Context())
+			t.Errorf("the pooler let %s in with password %q", bad[0], bad[1])
+		}
+	}
 	// A password change reaches PgBouncer.
 	e.call(http.MethodPost, "/"+id+"/updatePassword", api.UpdatePasswordInput{Password: "pooled-pw-2"}, nil)
 	if err := loginErr(t, pe, "pooled-pw-2"); err != nil {

@@ -13,8 +13,10 @@ import (
 )
 
 // pooler is a PgBouncer in front of an instance: TLS required from clients, tsdbadmin with the
-// instance's password (kept in its auth_file), the instance reached over its unix socket. Database
-// tsdb pools in session mode, tsdb_transaction in transaction mode.
+// instance's password (kept in its auth_file), every other login role of the database with its own
+// (PgBouncer asks the instance, as tsdbadmin, through timescale_functions.pooler_auth: a role that
+// may log in now, not expired), the instance reached over its unix socket. Database tsdb pools in
+// session mode, tsdb_transaction in transaction mode.
 type pooler struct {
 	in     *Instance
 	dir    string
@@ -116,6 +118,8 @@ listen_port = %d
 unix_socket_dir =
 auth_type = scram-sha-256
 auth_file = %s
+auth_user = %s
+auth_query = SELECT usename, passwd FROM timescale_functions.pooler_auth($1)
 pool_mode = session
 max_client_conn = 100
 default_pool_size = 10
@@ -126,7 +130,7 @@ client_tls_key_file = %s
 ignore_startup_parameters = extra_float_digits,options
 log_connections = 0
 log_disconnections = 0
-`, Database, server, Database, server, p.port, filepath.Join(p.dir, "userlist.txt"), in.m.certFile, in.m.keyFile)
+`, Database, server, Database, server, p.port, filepath.Join(p.dir, "userlist.txt"), AdminUser, in.m.certFile, in.m.keyFile)
 }
 
 // start runs PgBouncer and waits until it accepts TCP connections.

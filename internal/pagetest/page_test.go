@@ -1,0 +1,127 @@
+package pagetest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const samplePage = "<!-- pagetest-page: cli=next -->\n" +
+	"# Page\n\nSave this as `main.tf`:\n\n" +
+	"```terraform\nresource \"dbcloud_vpc\" \"a\" {\n  name = \"a\"\n}\n```\n\n" +
+	"<!-- pagetest: skip=\"your account\" -->\n\n```shell\nexport DBCLOUD_ACCESS_KEY=...\n```\n\n" +
+	"1. In a list:\n\n   ```shell\n   terraform apply\n   ```\n\n" +
+	"Create `schema.sql`:\n\n```sql\nCREATE TABLE t (id int);\n```\n\n" +
+	"```text\nApply complete!\n```\n\n" +
+	"<!-- pagetest: sub=\"8080=>${EMULATOR_ADDR}\" sub=\"a=>b\" exit=2 -->\n```shell\nset -e\n```\n"
+
+func TestParseAndClassify(t *testing.T) {
+	p, err := Parse("p.md", samplePage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Options["cli"] != "next" {
+		t.Errorf("page options %v", p.Options)
+	}
+	type want struct {
+		kind Kind
+		arg  string
+	}
+	wants := []want{{KindFile, "main.tf"}, {KindSkip, "your account"}, {KindShell, ""}, {KindFile, "schema.sql"}, {KindShown, ""}, {KindScript, ""}}
+	if len(p.Blocks) != len(wants) {
+		t.Fatalf("%d blocks, want %d: %+v", len(p.Blocks), len(wants), p.Blocks)
+	}
+	for i, w := range wants {
+		k, arg, err := Classify(p.Blocks[i])
+		if err != nil || k != w.kind || arg != w.arg {
+			t.Errorf("block %d (line %d): %v %q %v, want %v %q", i, p.Blocks[i].Line, k, arg, err, w.kind, w.arg)
+		}
+	}
+	if got := p.Blocks[2].Text; got != "terraform apply\n" {
+		t.Errorf("list indentation kept: %q", got)
+	}
+	if got := p.Blocks[5].Marker["sub"]; got != "8080=>${EMULATOR_ADDR}\x00a=>b" {
+		t.Errorf("sub %q", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for name, src := range map[string]string{
+		"marker not before a block": "<!-- pagetest: skip=\"x\" -->\ntext\n```shell\nls\n```\n",
+		"unclosed fence":            "```shell\nls\n",
+		"marker at the end":         "text\n<!-- pagetest: script -->\n",
+		"bad marker":                "<!-- pagetest: =x -->\n```shell\nls\n```\n",
+	} {
+		if _, err := Parse("p.md", src); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	p, err := Parse("p.md", "<!-- pagetest: skip -->\n```shell\nls\n```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Classify(p.Blocks[0]); err == nil || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("skip without a reason: %v", err)
+	}
+}
+
+func TestInferHCLFile(t *testing.T) {
+	for text, want := range map[string]string{
+		"variable \"a\" {}\nvariable \"b\" {}\n":     "variables.tf",
+		"output \"a\" {\n  value = 1\n}\n":           "outputs.tf",
+		"run \"x\" {\n}\n":                           "tests/main.tftest.hcl",
+		"list \"dbcloud_service\" \"all\" {\n}\n":    "main.tfquery.hcl",
+		"resource \"x\" \"y\" {}\noutput \"a\" {}\n": "main.tf",
+	} {
+		if got := inferHCLFile(Block{Text: text}); got != want {
+			t.Errorf("%q: %s, want %s", text, got, want)
+		}
+	}
+	if got := inferHCLFile(Block{Prose: "Intro.\n\nIts tests, in `tests/db.tftest.hcl`, apply it:", Text: "run \"a\" {}\n"}); got != "tests/db.tftest.hcl" {
+		t.Errorf("prose: %s", got)
+	}
+}
+
+func TestWriteFileMerges(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(writeFile(dir, "main.tf", "resource \"dbcloud_service\" \"db\" {\n  name = \"a\"\n}\n\nlocals {\n  x = 1\n}\n"))
+	must(writeFile(dir, "variables.tf", "variable \"v\" {}\n"))
+	// "Change the resource to this": replaced where it is, whatever file the block names.
+	must(writeFile(dir, "other.tf", "resource \"dbcloud_service\" \"db\" {\n  name = \"b\"\n}\n\nlocals {\n  y = 2\n}\n"))
+	main, _ := os.ReadFile(filepath.Join(dir, "main.tf"))
+	other, _ := os.ReadFile(filepath.Join(dir, "other.tf"))
+	if strings.Contains(string(main), `"a"`) || !strings.Contains(string(main), `"b"`) || strings.Count(string(main)+string(other), "dbcloud_service") != 1 {
+		t.Errorf("not replaced in place:\nmain.tf:\n%s\nother.tf:\n%s", main, other)
+	}
+	if !strings.Contains(string(other), "y = 2") {
+		t.Errorf("locals not added to other.tf:\n%s", other)
+	}
+	// An import block for the same target replaces the first ("instead"); another target is added.
+	must(writeFile(dir, "imports.tf", "import {\n  to = dbcloud_service.db\n  id = \"a\"\n}\n"))
+	must(writeFile(dir, "imports.tf", "import {\n  to = dbcloud_service.db\n  identity = {\n    id = \"a\"\n  }\n}\n\nimport {\n  to = dbcloud_vpc.v\n  id = \"1\"\n}\n"))
+	imports, _ := os.ReadFile(filepath.Join(dir, "imports.tf"))
+	if strings.Count(string(imports), "import {") != 2 || strings.Contains(string(imports), `id = "a"`+"\n}") {
+		t.Errorf("imports.tf:\n%s", imports)
+	}
+	if err := writeFile(dir, "main.tf", "  ha_replicas = 1\n}\n"); err == nil {
+		t.Error("a fragment was accepted")
+	}
+	if got := declaredVariables(dir); !got["v"] || len(got) != 1 {
+		t.Errorf("declared %v", got)
+	}
+	must(os.WriteFile(filepath.Join(dir, "data.tf"), []byte("output \"s\" {\n  value = file(\"${path.module}/schema.sql\")\n}\n"), 0o644))
+	if m := missingFiles(dir); len(m) != 1 || !strings.Contains(m[0], "schema.sql") {
+		t.Errorf("missing files %v", m)
+	}
+	must(os.WriteFile(filepath.Join(dir, "schema.sql"), nil, 0o644))
+	if m := missingFiles(dir); len(m) != 0 {
+		t.Errorf("missing files %v", m)
+	}
+}

@@ -1,0 +1,133 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/logins"
+)
+
+// TestStopDropsLoginsAndNamesTheRest: an interrupted operation takes every open login; one whose
+// service cannot be reached is named, with its expiry and service, in a warning of the operation's
+// answer (no secret in it), and its Close later has nothing more to say.
+func TestStopDropsLoginsAndNamesTheRest(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0") // a port nobody listens on
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close()
+	tg, err := logins.NewTarget("127.0.0.1", port, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.AdminPassword, tg.Login, tg.LoginPassword = "admin-secret", "tf_login_unreachable", "login-secret"
+	tg.Service, tg.Expires = "svc0000001", time.Date(2026, 11, 26, 18, 0, 0, 0, time.UTC)
+	token := openLogins.Add(tg)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Ctrl-C: the operation's context is cancelled
+	var diags diag.Diagnostics
+	interruptedLogins(ctx, &diags)
+
+	if openLogins.Take(token) != nil {
+		t.Error("the login is still open after the interrupt")
+	}
+	if _, dropped := droppedAtStop.Load(token); !dropped {
+		t.Error("Close would warn again for a login the interrupt took")
+	}
+	if diags.HasError() || len(diags) != 1 {
+		t.Fatalf("diagnostics after the interrupt: %+v", diags)
+	}
+	d := diags[0]
+	if !strings.Contains(d.Summary(), "tf_login_unreachable") || !strings.Contains(d.Detail(), "2026-11-26T18:00:00Z") ||
+		!strings.Contains(d.Detail(), "svc0000001") || strings.Contains(d.Detail(), "secret") {
+		t.Fatalf("warning: %s: %s", d.Summary(), d.Detail())
+	}
+
+	// An operation that was not interrupted leaves the logins open.
+	token = openLogins.Add(tg)
+	diags = nil
+	interruptedLogins(context.Background(), &diags)
+	if openLogins.Take(token) == nil || len(diags) != 0 {
+		t.Errorf("an operation that ended normally dropped the logins: %+v", diags)
+	}
+}
+
+// TestRunWalk: a walk that read or planned resources and applied none is planning; one that
+// applied, or touched no resource, is not.
+func TestRunWalk(t *testing.T) {
+	var w runWalk
+	if w.planning() {
+		t.Error("a walk that touched nothing is planning")
+	}
+	w.readOrPlan()
+	if !w.planning() {
+		t.Error("a walk that read resources is not planning")
+	}
+	w.apply()
+	if w.planning() {
+		t.Error("a walk that applied a resource is planning")
+	}
+}
+
+var providerBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// builtProvider builds the provider's binary once per test run (the module's main package), for
+// tests that need the process as Terraform runs it: started by Terraform, stopped on its way out.
+func builtProvider(t *testing.T) string {
+	t.Helper()
+	providerBinary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "dbcloud-provider-bin")
+		if err != nil {
+			providerBinary.err = err
+			return
+		}
+		providerBinary.path = filepath.Join(dir, "terraform-provider-dbcloud")
+		cmd := exec.Command("go", "build", "-o", providerBinary.path, "github.com/dbcloud/terraform-provider-dbcloud")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			providerBinary.err = err
+			providerBinary.path = out.String()
+		}
+	})
+	if providerBinary.err != nil {
+		t.Fatalf("building the provider: %v\n%s", providerBinary.err, providerBinary.path)
+	}
+	return providerBinary.path
+}
+
+// startBinary starts a terraform command with the built provider binary (dev_overrides in a
+// private CLI configuration, as a reader of this repository runs it), not the in-process one.
+func (w *tfWorkdir) startBinary(args ...string) *tfProcess {
+	w.t.Helper()
+	bin := builtProvider(w.t)
+	rc := filepath.Join(w.dir, "dev.tfrc")
+	cfg := "provider_installation {\n  dev_overrides {\n    \"dbcloud/dbcloud\" = \"" + filepath.Dir(bin) + "\"\n  }\n  direct {}\n}\n"
+	if err := os.WriteFile(rc, []byte(cfg), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	cmd, out := terraformCmd(w.t, w.dir, "", args...)
+	cmd.Env = append(cmd.Env, "TF_CLI_CONFIG_FILE="+rc, "TF_REATTACH_PROVIDERS=")
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	p := &tfProcess{cmd: cmd, out: out, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	return p
+}

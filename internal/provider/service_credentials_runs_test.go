@@ -1,0 +1,375 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
+)
+
+// The runs users make with logins in their configuration, each one plain `terraform apply` (or
+// destroy), driven with the real terraform binary against the emulator with PostgreSQL behind it.
+// The application's role is made as tsdbadmin by a provisioner in the same configuration (as the
+// connecting guide's example does with psql; the probe stands in for psql here).
+
+const runsBase = `
+variable "admin_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+variable "password_version" {
+  type = number
+}
+
+variable "region" {
+  type = string
+}
+
+resource "dbcloud_service" "app" {
+  name                      = "runs"
+  region_code               = var.region
+  allow_replacement         = true
+  connection_pooler_enabled = true
+  password_wo               = var.admin_password
+  password_wo_version       = var.password_version
+}
+`
+
+// runsLogins adds what the guide adds: the application's role (made as tsdbadmin), a login that is
+// a member of it and runs the migration (again when the service is replaced or the password
+// rotated), and a report that reads through the pooler with a read-only login.
+func runsLogins(dir string) string {
+	bin, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf(`
+resource "terraform_data" "app_role" {
+  triggers_replace = [dbcloud_service.app.id]
+
+  provisioner "local-exec" {
+    command = %[1]q
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI = provider::dbcloud::with_password(dbcloud_service.app.connection_uri, var.admin_password)
+      CREDS_SQL = "CREATE ROLE app NOLOGIN; GRANT USAGE, CREATE ON SCHEMA public TO app; GRANT app TO tsdbadmin"
+      CREDS_OUT = "%[3]s/app_role.json"
+    }
+  }
+}
+
+ephemeral "dbcloud_service_credentials" "migrate" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+  member_of      = ["app"]
+  ttl            = "15m"
+
+  depends_on = [terraform_data.app_role]
+}
+
+resource "terraform_data" "migrate" {
+  triggers_replace = [dbcloud_service.app.id, var.password_version]
+
+  provisioner "local-exec" {
+    command = %[1]q
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI = ephemeral.dbcloud_service_credentials.migrate.connection_uri
+      CREDS_SQL = "SET ROLE app; CREATE TABLE IF NOT EXISTS items (v text); INSERT INTO items VALUES ('migrated')"
+      CREDS_OUT = "%[3]s/migrate.json"
+    }
+  }
+}
+
+ephemeral "dbcloud_service_credentials" "report" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+  member_of      = ["app"]
+  read_only      = true
+
+  depends_on = [terraform_data.app_role]
+}
+
+resource "terraform_data" "report" {
+  triggers_replace = [terraform_data.migrate.id]
+
+  provisioner "local-exec" {
+    command = %[1]q
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI = ephemeral.dbcloud_service_credentials.report.pooler_connection_uri
+      CREDS_SQL = "SELECT count(*) FROM items"
+      CREDS_OUT = "%[3]s/report.json"
+    }
+  }
+}
+`, bin, credsProbeEnv, dir)
+}
+
+// TestAccServiceCredentials_oneApplyEach: on a service that exists, adding the logins with the role
+// they are members of takes one apply (the role does not exist while planning); rotating the admin
+// password takes one apply (the service has the old one while planning), and the migration runs
+// with a login made with the new one; replacing the service (a new region) takes one apply and runs
+// the migration on the new service; the read-only report logs in through the pooler; after each, a
+// plan is empty and no login is left; a destroy of the paused service, its logins configured,
+// takes one run.
+func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	if !pg.PgBouncer() {
+		t.Fatal("this test needs pgbouncer (apt-get install pgbouncer)")
+	}
+	ctx := t.Context()
+	client := testClient(t, srv)
+	out := t.TempDir()
+	w := newTFWorkdir(t, srv, runsBase)
+	vars := func(password string, version int, region string) []string {
+		return []string{"-var", "admin_password=" + password, "-var", fmt.Sprintf("password_version=%d", version), "-var", "region=" + region}
+	}
+	apply := func(what string, v []string) string {
+		t.Helper()
+		start := time.Now()
+		o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...)
+		if err != nil {
+			t.Fatalf("%s: one terraform apply failed: %v\n%s", what, err, tail(o, 60))
+		}
+		t.Logf("%s: one apply, %s", what, time.Since(start).Round(100*time.Millisecond))
+		applied := o
+		o, err = w.run(append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, v...)...)
+		if err != nil {
+			t.Fatalf("%s: the plan after the apply is not empty (%v):\n%s", what, err, tail(o, 40))
+		}
+		return applied
+	}
+	// While planning, the logins said why they wait (and the apply made them: migrated checks).
+	waited := func(what, out, cause string) {
+		t.Helper()
+		if !strings.Contains(out, "No login made on service") || !strings.Contains(out, cause) {
+			t.Errorf("%s: the plan did not warn that the logins wait (%s):\n%s", what, cause, diagnostics(out))
+		}
+	}
+	serviceID := func() string {
+		t.Helper()
+		attrs, _ := readServiceState(t, w.dir)
+		id, _ := attrs["id"].(string)
+		return id
+	}
+	adminConn := func(id, password string) *pgx.Conn {
+		t.Helper()
+		in := pg.Instance(id)
+		if in == nil {
+			t.Fatalf("no instance for service %s", id)
+		}
+		c, err := pgLogin(ctx, in.Host(), in.Port(), password)
+		if err != nil {
+			t.Fatalf("tsdbadmin with the configured password: %v", err)
+		}
+		t.Cleanup(func() { _ = c.Close(context.WithoutCancel(ctx)) })
+		return c
+	}
+	migrated := func(what, id, password string) {
+		t.Helper()
+		c := adminConn(id, password)
+		var owner string
+		var rows, left int
+		if err := c.QueryRow(ctx, `SELECT tableowner, (SELECT count(*) FROM items), (SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%')
+			FROM pg_tables WHERE tablename = 'items'`).Scan(&owner, &rows, &left); err != nil {
+			t.Fatalf("%s: the migration did not run on service %s: %v", what, id, err)
+		}
+		if owner != "app" || rows < 1 || left != 0 {
+			t.Errorf("%s: items owned by %q with %d rows, %d logins left", what, owner, rows, left)
+		}
+		for _, f := range []string{"migrate.json", "report.json"} {
+			r, err := readProbe(filepath.Join(out, f))
+			if err != nil || r.Err != "" || !strings.HasPrefix(r.User, credentialsUserPrefix) {
+				t.Errorf("%s: %s: %+v, %v", what, f, r, err)
+			}
+			_ = os.Remove(filepath.Join(out, f))
+		}
+	}
+
+	apply("the service alone", vars("first-Pw/1", 1, "us-east-1"))
+	first := serviceID()
+
+	w.write(runsBase + runsLogins(out))
+	o := apply("logins added to the existing service, with the role they are members of", vars("first-Pw/1", 1, "us-east-1"))
+	waited("logins added", o, `role "app" does not exist`)
+	migrated("logins added", first, "first-Pw/1")
+
+	o = apply("admin password rotated", vars("second-Pw/2", 2, "us-east-1"))
+	waited("rotation", o, "refused admin_password")
+	migrated("rotation", first, "second-Pw/2")
+	if c, err := pgLogin(ctx, pg.Instance(first).Host(), pg.Instance(first).Port(), "first-Pw/1"); err == nil {
+		_ = c.Close(ctx)
+		t.Error("the old admin password still logs in after the rotation")
+	}
+
+	apply("service replaced", vars("second-Pw/2", 2, "eu-west-1"))
+	second := serviceID()
+	if second == first || second == "" {
+		t.Fatalf("the service was not replaced (%s, then %s)", first, second)
+	}
+	migrated("replacement", second, "second-Pw/2")
+
+	if _, err := client.StopService(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitStatus(ctx, client, second, api.PAUSED); err != nil {
+		t.Fatal(err)
+	}
+	o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false", "-no-color"}, vars("second-Pw/2", 2, "eu-west-1")...)...)
+	if err != nil {
+		t.Fatalf("destroy of the paused service with logins: %v\n%s", err, tail(o, 40))
+	}
+	// (Terraform drops the warnings of a destroy's refresh walk: the logins' "No login made" is
+	// not shown, the destroy just goes on.)
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroy: %v", left)
+	}
+}
+
+// TestAccServiceCredentials_interrupted: Ctrl-C during an apply that has made a login (its
+// migration still running) drops the login before terraform exits.
+func TestAccServiceCredentials_interrupted(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	out := t.TempDir()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(out, "started.json")
+	w := newTFWorkdir(t, srv, runsBase)
+	v := []string{"-var", "admin_password=admin-Pw/1", "-var", "password_version=1", "-var", "region=us-east-1"}
+	if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...); err != nil {
+		t.Fatalf("apply: %v\n%s", err, tail(o, 40))
+	}
+	w.write(runsBase + fmt.Sprintf(`
+ephemeral "dbcloud_service_credentials" "job" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+  ttl            = "2h"
+}
+
+resource "terraform_data" "job" {
+  provisioner "local-exec" {
+    command = "%[1]s && exec sleep 600"
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI = ephemeral.dbcloud_service_credentials.job.connection_uri
+      CREDS_SQL = "SELECT 1"
+      CREDS_OUT = %[3]q
+    }
+  }
+}
+`, bin, credsProbeEnv, marker))
+	// The provider's binary, as users run it: Terraform does not close the logins after Ctrl-C, and
+	// nothing of the provider is running while the provisioner is; the provider drops them when
+	// Terraform stops it on the way out.
+	p := w.startBinary(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...)
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if p.over || time.Now().After(deadline) {
+			p.interrupt(t)
+			t.Fatalf("the job never started:\n%s", tail(p.out.String(), 40))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	r, err := readProbe(marker)
+	if err != nil || r.Err != "" {
+		t.Fatalf("the job's login: %+v, %v", r, err)
+	}
+	p.interrupt(t)
+	attrs, _ := readServiceState(t, w.dir)
+	id, _ := attrs["id"].(string)
+	in := pg.Instance(id)
+	admin, err := pgLogin(ctx, in.Host(), in.Port(), "admin-Pw/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	var left int
+	if err := admin.QueryRow(ctx, "SELECT count(*) FROM pg_roles WHERE rolname = $1", r.User).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	output := p.out.String()
+	switch {
+	case left == 0:
+		t.Logf("Ctrl-C: login %s dropped", r.User)
+	case strings.Contains(output, "Login "+r.User+" was not dropped") && strings.Contains(output, "stops working at"):
+		t.Logf("Ctrl-C: login %s not dropped, and the warning says so", r.User)
+	default:
+		t.Errorf("after Ctrl-C login %s is still there and no warning names it:\n%s", r.User, tail(output, 40))
+	}
+	_ = pgbackend.AdminUser
+}
+
+// TestAccServiceCredentials_destroyNeverBlocked: a destroy of a configuration with logins goes
+// through when the admin password given is wrong, and when the service is already gone.
+func TestAccServiceCredentials_destroyNeverBlocked(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, _ := newPostgresEmulator(t)
+	ctx := t.Context()
+	client := testClient(t, srv)
+	logins := runsBase + `
+ephemeral "dbcloud_service_credentials" "job" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+}
+
+resource "terraform_data" "job" {
+  provisioner "local-exec" {
+    command     = "test -n \"$U\""
+    environment = { U = ephemeral.dbcloud_service_credentials.job.username }
+  }
+}
+`
+	for _, c := range []struct {
+		name   string
+		before func(w *tfWorkdir) string // answers the admin password the destroy is given
+	}{
+		{"wrong password", func(*tfWorkdir) string { return "not-the-password" }},
+		{"service already gone", func(w *tfWorkdir) string {
+			attrs, _ := readServiceState(t, w.dir)
+			id, _ := attrs["id"].(string)
+			if err := client.DeleteService(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			return "admin-Pw/1"
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newTFWorkdir(t, srv, logins)
+			v := func(pw string) []string {
+				return []string{"-var", "admin_password=" + pw, "-var", "password_version=1", "-var", "region=us-east-1"}
+			}
+			if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v("admin-Pw/1")...)...); err != nil {
+				t.Fatalf("apply: %v\n%s", err, tail(o, 40))
+			}
+			pw := c.before(w)
+			if o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false", "-no-color"}, v(pw)...)...); err != nil {
+				t.Fatalf("destroy (%s): %v\n%s", c.name, err, diagnostics(o))
+			}
+			if ids := stateIDs(t, w.dir); len(ids) != 0 {
+				t.Errorf("left in state after the destroy: %v", ids)
+			}
+		})
+	}
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroys: %v", left)
+	}
+}
