@@ -51,6 +51,14 @@ func writeFile(dir, name, text string) error {
 	}
 	changed := map[string]bool{dest: true}
 	for _, nb := range src.Body().Blocks() {
+		if partialRe.Match(nb.BuildTokens(nil).Bytes()) {
+			p, err := mergePartial(files, append([]string{dest}, paths...), nb)
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			changed[p] = true
+			continue
+		}
 		replaced := false
 		if replaceable(nb) {
 			for _, p := range append([]string{dest}, paths...) {
@@ -82,6 +90,46 @@ func writeFile(dir, name, text string) error {
 		}
 	}
 	return nil
+}
+
+// partialRe: a block with a "# ..." line shows only what changes in a block the
+// page showed before.
+var partialRe = regexp.MustCompile(`(?m)^\s*(#|//)\s*\.\.\.\s*$`)
+
+// mergePartial applies a partial block to the block with its type and labels:
+// its attributes are set, and its nested blocks replace those of the same type.
+func mergePartial(files map[string]*hclwrite.File, paths []string, nb *hclwrite.Block) (string, error) {
+	for _, p := range paths {
+		for _, ob := range files[p].Body().Blocks() {
+			if blockKey(ob) != blockKey(nb) {
+				continue
+			}
+			mergeBody(ob.Body(), nb.Body())
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s %q: a block with \"# ...\" changes a block shown before, and the page shows none (show the whole block first)",
+		nb.Type(), strings.Join(nb.Labels(), " "))
+}
+
+func mergeBody(dst, src *hclwrite.Body) {
+	attrs := src.Attributes()
+	names := make([]string, 0, len(attrs))
+	for n := range attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		dst.SetAttributeRaw(n, attrs[n].Expr().BuildTokens(nil))
+	}
+	for _, nb := range src.Blocks() {
+		for _, ob := range dst.Blocks() {
+			if ob.Type() == nb.Type() && strings.Join(ob.Labels(), "\x00") == strings.Join(nb.Labels(), "\x00") {
+				dst.RemoveBlock(ob)
+			}
+		}
+		dst.AppendBlock(nb)
+	}
 }
 
 // replaceable: blocks that Terraform allows once per address (the others, such as
@@ -163,7 +211,7 @@ func missingFiles(root string) []string {
 		if d.IsDir() && d.Name() == ".terraform" {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !(strings.HasSuffix(p, ".tf") || strings.HasSuffix(p, ".hcl")) {
+		if d.IsDir() || (!strings.HasSuffix(p, ".tf") && !strings.HasSuffix(p, ".hcl")) {
 			return nil
 		}
 		b, err := os.ReadFile(p)

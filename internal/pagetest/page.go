@@ -197,7 +197,7 @@ func Classify(b Block) (Kind, string, error) {
 				return KindScript, "", nil
 			}
 		}
-		if isScript(b.Text) {
+		if isScript(b.Text) || ciProseRe.MatchString(lastParagraph(b.Prose)) {
 			return KindScript, "", nil
 		}
 		return KindShell, "", nil
@@ -221,17 +221,17 @@ func extsFor(lang string) []string {
 	return nil
 }
 
-// isScript: a shell block written as a script (a shebang or `set -e`) is run as one.
+var (
+	setERe       = regexp.MustCompile(`(?m)^\s*set\s+-[a-zA-Z]*e`)
+	backgroundRe = regexp.MustCompile(`(?m)[^&]&\s*(#.*)?$`)
+	// ciProseRe: the paragraph before the block says a pipeline runs it.
+	ciProseRe = regexp.MustCompile(`\bCI\b|\b[Pp]ipelines?\b|\b[Ss]cripts?\b`)
+)
+
+// isScript: a shell block written as a script (a shebang or `set -e`), or one that
+// starts a background job (a server for the commands after it), is run as a script.
 func isScript(text string) bool {
-	if strings.HasPrefix(text, "#!") {
-		return true
-	}
-	for _, l := range strings.Split(text, "\n") {
-		if regexp.MustCompile(`^\s*set\s+-[a-zA-Z]*e`).MatchString(l) {
-			return true
-		}
-	}
-	return false
+	return strings.HasPrefix(text, "#!") || setERe.MatchString(text) || backgroundRe.MatchString(text)
 }
 
 // lastParagraph is the prose's last non-empty paragraph.

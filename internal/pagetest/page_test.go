@@ -66,6 +66,26 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+func TestScripts(t *testing.T) {
+	for text, want := range map[string]bool{
+		"#!/usr/bin/env bash\nterraform test\n":          true,
+		"set -euo pipefail\nterraform test\n":            true,
+		"server &\nterraform test\nkill %1\n":            true,
+		"server & # in the background\nterraform test\n": true,
+		"terraform init && terraform apply\n":            false,
+		"terraform apply\n":                              false,
+	} {
+		k, _, _ := Classify(Block{Lang: "shell", Text: text})
+		if (k == KindScript) != want {
+			t.Errorf("%q: kind %v", text, k)
+		}
+	}
+	k, _, _ := Classify(Block{Lang: "shell", Text: "terraform test\n", Prose: "Intro.\n\nIn a CI pipeline:"})
+	if k != KindScript {
+		t.Errorf("a CI snippet is not run as a script: %v", k)
+	}
+}
+
 func TestInferHCLFile(t *testing.T) {
 	for text, want := range map[string]string{
 		"variable \"a\" {}\nvariable \"b\" {}\n":     "variables.tf",
@@ -109,6 +129,15 @@ func TestWriteFileMerges(t *testing.T) {
 	imports, _ := os.ReadFile(filepath.Join(dir, "imports.tf"))
 	if strings.Count(string(imports), "import {") != 2 || strings.Contains(string(imports), `id = "a"`+"\n}") {
 		t.Errorf("imports.tf:\n%s", imports)
+	}
+	// "# ..." shows only what changes: merged into the block shown before.
+	must(writeFile(dir, "main.tf", "resource \"dbcloud_service\" \"db\" {\n  # ...\n  cpu_millis = 4000\n  timeouts {\n    update = \"1h\"\n  }\n}\n"))
+	main, _ = os.ReadFile(filepath.Join(dir, "main.tf"))
+	if !strings.Contains(string(main), `"b"`) || !strings.Contains(string(main), "cpu_millis = 4000") || !strings.Contains(string(main), "update = \"1h\"") {
+		t.Errorf("partial block not merged:\n%s", main)
+	}
+	if err := writeFile(dir, "main.tf", "resource \"dbcloud_vpc\" \"none\" {\n  # ...\n  name = \"x\"\n}\n"); err == nil {
+		t.Error("a partial block of a block never shown was accepted")
 	}
 	if err := writeFile(dir, "main.tf", "  ha_replicas = 1\n}\n"); err == nil {
 		t.Error("a fragment was accepted")

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,11 +61,34 @@ type pageRun struct {
 	bg       []int // process groups of background blocks
 	res      Result
 	expected string // expect-error: the page must fail with this text
+	// reference: a page of a resource, data source, list resource, action,
+	// ephemeral resource or function: its examples are parts of a reader's
+	// configuration, each checked in a directory of its own.
+	reference bool
+	// declared: the reader's configuration declares the provider (as the getting
+	// started guide shows): a directory the page writes .tf files into gets a
+	// versions.tf with required_providers unless a block of the page has one.
+	declared bool
+	examples []string // the directories of a reference page's examples
+}
+
+var referenceDirs = []string{"resources", "data-sources", "list-resources", "actions", "ephemeral-resources", "functions"}
+
+func isReference(path string) bool {
+	dir := filepath.Base(filepath.Dir(path))
+	for _, d := range referenceDirs {
+		if dir == d {
+			return true
+		}
+	}
+	return false
 }
 
 // RunPage runs the blocks of one page in a fresh directory against a fresh emulator.
 func RunPage(cfg Config, page *Page) Result {
-	r := &pageRun{cfg: cfg, page: page, expected: page.Options["expect-error"]}
+	r := &pageRun{cfg: cfg, page: page, expected: page.Options["expect-error"], reference: isReference(page.Path)}
+	_, declared := page.Options["provider-declared"]
+	r.declared = declared || r.reference
 	if cfg.BlockTimeout == 0 {
 		r.cfg.BlockTimeout = 10 * time.Minute
 	}
@@ -74,6 +98,12 @@ func RunPage(cfg Config, page *Page) Result {
 		return r.res
 	}
 	if !runnable(page) {
+		for _, b := range page.Blocks {
+			if k, reason, _ := Classify(b); k == KindSkip {
+				r.res.Skipped++
+				r.printf("  skip  %s:%d %s (%s)\n", page.Path, b.Line, langName(b.Lang), reason)
+			}
+		}
 		return r.res
 	}
 	r.cli = cfg.Terraform
@@ -187,8 +217,8 @@ func (r *pageRun) setup() error {
 	tfrc := filepath.Join(r.root, "dbcloud-dev.tfrc")
 	var b strings.Builder
 	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	for _, addr := range []string{"registry.terraform.io/dbcloud/dbcloud", "registry.terraform.io/hashicorp/dbcloud",
-		"registry.opentofu.org/dbcloud/dbcloud", "registry.opentofu.org/hashicorp/dbcloud"} {
+	// The README's line, and its OpenTofu twin.
+	for _, addr := range []string{"registry.terraform.io/dbcloud/dbcloud", "registry.opentofu.org/dbcloud/dbcloud"} {
 		fmt.Fprintf(&b, "    %q = %q\n", addr, r.cfg.ProviderDir)
 	}
 	b.WriteString("  }\n  direct {}\n}\n")
@@ -212,12 +242,12 @@ func (r *pageRun) setup() error {
 		r.vars["FREE_ADDR"] = l.Addr().String()
 		_ = l.Close()
 	}
+	// A reader's shell: none of the test scripts' settings (TERRAFORM, TF_*, ...).
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "TF_") || strings.HasPrefix(k, "DBCLOUD_") || strings.HasPrefix(k, "PG") || k == "PATH" {
-			continue
+		if readerEnv.MatchString(k) {
+			r.env = append(r.env, kv)
 		}
-		r.env = append(r.env, kv)
 	}
 	r.env = append(r.env,
 		"PATH="+r.shims+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -239,6 +269,8 @@ func (r *pageRun) setup() error {
 	}
 	return nil
 }
+
+var readerEnv = regexp.MustCompile(`^(HOME|USER|LOGNAME|SHELL|LANG|LC_[A-Z]+|TZ|TMPDIR|TERM|GO[A-Z0-9_]*|XDG_[A-Z_]+|DBCLOUD_POSTGRES_BINDIR)$`)
 
 // setupScript runs a page's setup script (setup=PATH, relative to the repository
 // root): what the reader has before the page starts, such as objects to import. It
@@ -281,7 +313,9 @@ func (r *pageRun) startEmulator() (string, error) {
 	}
 	cmd := exec.Command(r.cfg.Emulator, "-addr", "127.0.0.1:0", "-access-key", accessKey, "-secret-key", secretKey,
 		"-projects", projectID, "-timing", "fast", "-postgres", pg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group (a block's leftovers are looked for by group), and
+	// stopped with the runner, also when the runner is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err
@@ -363,12 +397,37 @@ func (r *pageRun) run() {
 			continue
 		case KindFile:
 			r.res.Blocks++
+			if r.reference {
+				if b.Marker["dir"] == "" {
+					if err := r.chdir(fmt.Sprintf("example-%d", b.Line)); err != nil {
+						r.fail(what, err.Error(), "")
+						continue
+					}
+				}
+				if !slices.Contains(r.examples, r.cwd()) {
+					r.examples = append(r.examples, r.cwd())
+				}
+			}
+			if err := r.declare(r.cwd(), arg, text); err != nil {
+				r.fail(what, err.Error(), "")
+				continue
+			}
 			if err := writeFile(r.cwd(), arg, text); err != nil {
 				r.fail(what+" -> "+arg, err.Error(), "")
 			} else {
 				r.ok(what + " -> " + arg)
 			}
 		case KindShell, KindScript:
+			if r.reference && b.Marker == nil {
+				r.res.Skipped++
+				r.printf("  skip  %s (a command on a reference page names example ids; its configuration blocks are run)\n", what)
+				continue
+			}
+			if r.cfg.Tofu == "" && tofuRe.MatchString(text) {
+				r.res.Skipped++
+				r.printf("  skip  %s (runs OpenTofu, which is not built: make tofu)\n", what)
+				continue
+			}
 			r.res.Blocks++
 			r.shell(i, what, b, text, kind == KindScript)
 		}
@@ -392,6 +451,77 @@ func (r *pageRun) run() {
 			r.ok(what)
 		}
 	}
+	for _, dir := range r.examples {
+		r.exercise(dir)
+	}
+}
+
+// declare writes versions.tf (the provider in required_providers) into dir when
+// the page's reader has the provider declared and dir has no terraform block yet.
+func (r *pageRun) declare(dir, name, text string) error {
+	if !r.declared || (!strings.HasSuffix(name, ".tf") && !strings.HasSuffix(name, ".tfquery.hcl")) {
+		return nil
+	}
+	if regexp.MustCompile(`(?m)^terraform\s*\{`).MatchString(text) {
+		return nil
+	}
+	for _, p := range tfFiles(dir) {
+		if b, _ := os.ReadFile(p); regexp.MustCompile(`(?m)^terraform\s*\{`).Match(b) {
+			return nil
+		}
+	}
+	const versions = "terraform {\n  required_providers {\n    dbcloud = {\n      source = \"dbcloud/dbcloud\"\n    }\n  }\n}\n"
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "versions.tf"), []byte(versions), 0o644)
+}
+
+var (
+	notCheapRe  = regexp.MustCompile(`(?m)^\s*(import|data|ephemeral|action|variable)\b|provisioner|action_trigger`)
+	resourceRe  = regexp.MustCompile(`(?m)^resource\s+"dbcloud_`)
+	protectedRe = regexp.MustCompile(`(?m)^\s*deletion_protection\s*=\s*true`)
+)
+
+// exercise runs a reference page's example against the emulator where that is
+// cheap: `terraform query` for a list block; apply, an empty plan and destroy for
+// a configuration of resources that names no existing object and needs no input.
+func (r *pageRun) exercise(dir string) {
+	rel, _ := filepath.Rel(r.work, dir)
+	if q, _ := filepath.Glob(filepath.Join(dir, "*.tfquery.hcl")); len(q) > 0 {
+		r.step(dir, fmt.Sprintf("%s: terraform query in %s", r.page.Path, rel), 0, "query", "-no-color")
+		return
+	}
+	var all strings.Builder
+	for _, p := range tfFiles(dir) {
+		b, _ := os.ReadFile(p)
+		all.Write(b)
+	}
+	if notCheapRe.MatchString(all.String()) || !resourceRe.MatchString(all.String()) {
+		return
+	}
+	what := fmt.Sprintf("%s: apply, empty plan, destroy in %s", r.page.Path, rel)
+	if r.step(dir, what+" (apply)", 0, "apply", "-auto-approve", "-no-color") {
+		r.step(dir, what+" (plan)", 0, "plan", "-detailed-exitcode", "-no-color")
+	}
+	// A protected service refuses destroy, as the example means it to.
+	if !protectedRe.MatchString(all.String()) {
+		r.step(dir, what+" (destroy)", 0, "destroy", "-auto-approve", "-no-color")
+	}
+}
+
+func (r *pageRun) step(dir, what string, want int, args ...string) bool {
+	out, code, err := r.exec(dir, r.env, nil, r.cli, args...)
+	switch {
+	case err != nil:
+		r.fail(what, err.Error(), out)
+	case code != want:
+		r.fail(what, fmt.Sprintf("exit %d", code), out)
+	default:
+		r.ok(what)
+		return true
+	}
+	return false
 }
 
 func langName(l string) string {
@@ -459,6 +589,7 @@ var (
 	tfVarEnvRe = regexp.MustCompile(`\bTF_VAR_([A-Za-z_][A-Za-z0-9_-]*)`)
 	tfVarArgRe = regexp.MustCompile(`(?:^|\s)-var(?:=|\s+)['"]?([A-Za-z_][A-Za-z0-9_-]*)=`)
 	usesTFRe   = regexp.MustCompile(`(?m)(^|[\s;&|(])terraform\s`)
+	tofuRe     = regexp.MustCompile(`(?m)(^|[\s;&|(])tofu\s`)
 )
 
 // undeclared: the variables a shell block sets for Terraform (TF_VAR_x, -var x=...)
@@ -550,8 +681,8 @@ source %[4]q
 		r.fail(what, left, out)
 		return
 	}
-	if e, _ := os.ReadFile(errs); want == 0 && len(e) > 0 {
-		r.fail(what, "a command failed: "+strings.TrimSpace(string(e)), out)
+	if e := failedCommands(errs, blockFile); want == 0 && e != "" {
+		r.fail(what, "a command failed: "+e, out)
 		return
 	}
 	if code != want {
@@ -565,14 +696,10 @@ source %[4]q
 		r.ok(what)
 		return
 	}
-	// The fault run: terraform fails; the script's caller must see it.
-	env := append([]string{}, r.env...)
-	for j, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			env[j] = "PATH=" + r.failBin + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
-		}
-	}
-	fout, fcode, err := r.execShell(env, wrapper)
+	// The fault run: terraform fails; the script's caller must see it. (After the
+	// carried-over environment, whose PATH is the reader's.)
+	faulty := fmt.Sprintf("source %[1]q/env\nexport PATH=%[4]q:\"$PATH\"\ncd %[2]q || exit 97\nexec bash %[3]q\n", r.state, cwd, blockFile, r.failBin)
+	fout, fcode, err := r.execShell(r.env, faulty)
 	switch {
 	case err != nil:
 		r.fail(what+" (terraform failing)", err.Error(), fout)
@@ -585,6 +712,18 @@ source %[4]q
 	}
 }
 
+// failedCommands: what the ERR trap recorded, but for the block's own `source`.
+func failedCommands(errs, blockFile string) string {
+	b, _ := os.ReadFile(errs)
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l != "" && !strings.Contains(l, blockFile) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
 const leftoverMark = "pagetest: left running: "
 
 func leftover(out string) string {
@@ -594,11 +733,12 @@ func leftover(out string) string {
 	return ""
 }
 
-// execShell runs bash -c wrapper in a process group of its own, with "yes" on
-// stdin for Terraform's confirmations. Processes of the group still running after
+// execShell runs bash -c wrapper in a process group of its own, with "yes" lines
+// (1 MiB) on stdin for Terraform's confirmations. Processes of the group still running after
 // bash exits are reported (in the output, with leftoverMark) and killed.
 func (r *pageRun) execShell(env []string, wrapper string) (string, int, error) {
-	yes := strings.Repeat("yes\n", 50)
+	// Each terraform reads a buffer's worth of stdin: enough for every prompt of a block.
+	yes := strings.Repeat("yes\n", 1<<18)
 	return r.exec("", env, strings.NewReader(yes), "bash", "-c", wrapper)
 }
 
@@ -624,8 +764,8 @@ func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, a
 	case werr = <-done:
 	case <-ctx.Done():
 		killGroup(cmd.Process.Pid)
-		<-done
-		return buf.String(), -1, fmt.Errorf("still running after %s", r.cfg.BlockTimeout)
+		werr = <-done
+		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%w)", r.cfg.BlockTimeout, werr)
 	}
 	// A process that its block stopped on the way out may take a moment to go.
 	procs := groupProcs(cmd.Process.Pid)

@@ -92,7 +92,8 @@ var providerBinary struct {
 func builtProvider(t *testing.T) string {
 	t.Helper()
 	providerBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "dbcloud-provider-bin")
+		// One binary for every test of the run: a test's TempDir would go with the first test.
+		dir, err := os.MkdirTemp("", "dbcloud-provider-bin") //nolint:usetesting // shared by the run's tests
 		if err != nil {
 			providerBinary.err = err
 			return

@@ -109,6 +109,9 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 		"-c", "unix_socket_directories=" + in.sock,
 		"-c", "ssl_cert_file=" + in.m.certFile,
 		"-c", "ssl_key_file=" + in.m.keyFile,
+		// The read-only enforcement (readonly.go), by its path of this run: a kept data
+		// directory does not name a path of an earlier run.
+		"-c", `session_preload_libraries="` + in.m.extension + `"`,
 	}
 	cmd := exec.Command(filepath.Join(in.m.binDir, "postgres"), args...)
 	cmd.Dir = in.sock

@@ -103,6 +103,7 @@ type Manager struct {
 	certFile  string
 	keyFile   string
 	template  string
+	extension string          // the read-only extension's shared library (see extension.go)
 	exts      map[string]bool // installed extensions of interest (timescaledb, vector)
 	logf      func(format string, args ...any)
 	startup   time.Duration
@@ -279,6 +280,15 @@ func Start(ctx context.Context, opts Options) (m *Manager, err error) {
 			m.exts[ext] = true
 		}
 	}
+	m.extension = filepath.Join(dir, "lib", extensionName+".so")
+	if err := m.mkdir(filepath.Dir(m.extension)); err != nil {
+		return nil, err
+	}
+	took, built, err := m.buildExtension(m.extension)
+	if err != nil {
+		return nil, err
+	}
+	m.logf("pgbackend: read-only extension ready in %v (built now: %v)", took.Round(time.Millisecond), built)
 	if err := m.makeTemplate(ctx); err != nil {
 		return nil, err
 	}

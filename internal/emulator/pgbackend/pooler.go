@@ -127,7 +127,7 @@ server_tls_sslmode = disable
 client_tls_sslmode = require
 client_tls_cert_file = %s
 client_tls_key_file = %s
-ignore_startup_parameters = extra_float_digits,options
+ignore_startup_parameters = extra_float_digits
 log_connections = 0
 log_disconnections = 0
 `, Database, server, Database, server, p.port, filepath.Join(p.dir, "userlist.txt"), AdminUser, in.m.certFile, in.m.keyFile)

@@ -5,171 +5,73 @@ import (
 	"fmt"
 )
 
-// Read-only logins, as the real service makes them.
+// Read-only logins and sessions, as the real service makes them.
 //
-// The real service marks a role read-only with `ALTER ROLE name SET tsdb_admin.read_only_role = true`
-// (its own extension enforces it) and offers timescale_functions.create_bare_readonly_role and
-// grant_tsdbadmin_to_role for a read-only role that inherits tsdbadmin. Plain PostgreSQL has no
-// such extension, so every instance gets an equivalent made of SQL alone (set up once, in the
-// template's database tsdb, as the bootstrap superuser):
+// The real service enforces read-only sessions with its own extension; every instance here loads
+// an equivalent (tsdbadmin/tsdb_admin.c, built by extension.go, loaded into every backend with
+// session_preload_libraries):
 //
-//   - tsdbadmin may set the custom parameter tsdb_admin.read_only_role on roles (GRANT SET ON
-//     PARAMETER): without it a role that is not a superuser cannot store a custom parameter with
-//     ALTER ROLE. A login without that grant cannot remove the flag from itself.
-//   - A session is read-only when its session user's stored settings (pg_db_role_setting, which the
-//     session cannot change) hold tsdb_admin.read_only_role = true, when the session user was made by
-//     create_bare_readonly_role, or when the session was opened with
-//     tsdb_admin.read_only_connection = true (the vendor's connection option): the value of the
-//     startup packet counts, which RESET gives back, so SET, set_config and RESET ALL change nothing.
-//     SET ROLE does not change the session user; SET SESSION AUTHORIZATION needs a superuser.
-//   - Every table gets a statement-level trigger (added by an event trigger when the table is
-//     created; not the tables an extension's script makes) that refuses INSERT, UPDATE, DELETE,
-//     TRUNCATE and COPY ... FROM in a read-only session with SQLSTATE 25006, as a read-only
-//     transaction would, also through a SECURITY DEFINER function; an event trigger refuses every DDL
-//     command (CREATE, ALTER, DROP, GRANT on objects, CREATE EXTENSION, ...) in such a session.
-//     Neither depends on default_transaction_read_only or transaction_read_only, so turning those
-//     off changes nothing. Disabling the triggers needs DDL (refused) or session_replication_role
-//     (superuser only).
-//   - A role made read-only by the login itself cannot take the flag off (ALTER ROLE ... RESET needs
-//     the SET privilege on the parameter, which only tsdbadmin has).
-//   - PostgreSQL 15 cannot grant a role without the right to SET ROLE to it, and a member of
-//     tsdbadmin could use its CREATEROLE and CREATEDB that way: grant_tsdbadmin_to_role grants
-//     pg_read_all_data instead (it reads what tsdbadmin reads, and gives no privilege to write).
-//   - Only tsdbadmin may call the functions that write large objects.
+//   - A session is read-only when it was opened with tsdb_admin.read_only_connection = true (the
+//     vendor's connection option; the parameter can only be set at connection start, so SET
+//     refuses it) or when its role's stored settings (ALTER ROLE ... SET) hold
+//     tsdb_admin.read_only_role = true. That is decided once, when the session starts, and kept in
+//     the backend's memory: SET, RESET ALL, SET ROLE, SET SESSION AUTHORIZATION, set_config or a
+//     startup option of the client change nothing.
+//   - In such a session every statement and every function call (also a fast-path call, as
+//     libpq's large-object functions make) runs in a read-only transaction, so PostgreSQL itself
+//     refuses INSERT, UPDATE, DELETE, TRUNCATE, COPY ... FROM, every DDL (also CREATE TEMP TABLE and
+//     CREATE EXTENSION), CREATE/ALTER/DROP ROLE, CREATE DATABASE, GRANT, nextval and setval, and
+//     the large-object functions that write, also inside SECURITY DEFINER functions and after SET
+//     ROLE. BEGIN/START TRANSACTION READ WRITE, SET TRANSACTION READ WRITE, SET SESSION
+//     CHARACTERISTICS AS TRANSACTION READ WRITE and turning transaction_read_only or
+//     default_transaction_read_only off are refused at once. Every such error (SQLSTATE 25006)
+//     carries a hint naming what made the session read-only.
+//   - tsdbadmin may set tsdb_admin.read_only_role on roles (GRANT SET ON PARAMETER: a role that is
+//     not a superuser needs it to store the parameter with ALTER ROLE); a read-only login cannot
+//     take the flag off (ALTER ROLE is refused in its session).
+//   - timescale_functions.create_bare_readonly_role and grant_tsdbadmin_to_role make a read-only
+//     role that inherits tsdbadmin, as on the live service: it reads what tsdbadmin reads and, its
+//     sessions being read-only, writes nothing, even after SET ROLE tsdbadmin.
 //
-// Not closed (plain PostgreSQL 15 runs no hook for them, and a session may always turn
-// transaction_read_only off; the real extension refuses them): in a session of tsdbadmin opened
-// with tsdb_admin.read_only_connection, role and database statements (CREATE/ALTER/DROP ROLE,
-// CREATE DATABASE, GRANT of a role), large objects and sequence functions (nextval, setval); for a
-// read-only login, nextval and setval on sequences its roles own or may use. Expiry (VALID UNTIL)
-// and dropped roles are PostgreSQL's own checks. TestReadOnlyEscapes tries every path.
+// Expiry (VALID UNTIL) and dropped roles are PostgreSQL's own checks. TestReadOnlyEscapes tries
+// every path.
 
 // ReadOnlyRoleSetting is the role setting that makes a role's logins read-only.
 const ReadOnlyRoleSetting = "tsdb_admin.read_only_role"
 
 // readOnlySetup is run in tsdb of the template (as the bootstrap superuser).
-var readOnlySetup = []string{
+var readOnlySetup = append([]string{
 	`GRANT SET ON PARAMETER ` + ReadOnlyRoleSetting + ` TO ` + AdminUser,
 	`CREATE SCHEMA timescale_functions`,
 	`GRANT USAGE ON SCHEMA timescale_functions TO PUBLIC`,
-	`CREATE TABLE timescale_functions.read_only_roles (roleid oid PRIMARY KEY)`,
-	`REVOKE ALL ON timescale_functions.read_only_roles FROM PUBLIC`,
+}, readOnlyFunctions...)
 
-	isReadOnlySession,
-
-	readOnlyHint,
-	refuseWrite,
-	refuseDDL,
-
-	`CREATE FUNCTION timescale_functions.guard_new_tables() RETURNS event_trigger
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-	DECLARE r record;
-	BEGIN
-	  FOR r IN SELECT DISTINCT c.oid FROM pg_event_trigger_ddl_commands() d JOIN pg_class c ON c.oid = d.objid
-	            WHERE d.classid = 'pg_class'::regclass AND c.relkind IN ('r', 'p') AND NOT d.in_extension
-	              AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'tsdb_admin_read_only')
-	  LOOP
-	    EXECUTE format('CREATE TRIGGER tsdb_admin_read_only BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s '
-	                   'FOR EACH STATEMENT EXECUTE FUNCTION timescale_functions.refuse_write()', r.oid::regclass);
-	  END LOOP;
-	END $$`,
-
-	`CREATE EVENT TRIGGER tsdb_admin_read_only_ddl ON ddl_command_start
-	EXECUTE FUNCTION timescale_functions.refuse_ddl()`,
-	`CREATE EVENT TRIGGER tsdb_admin_read_only_tables ON ddl_command_end
-	WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO')
-	EXECUTE FUNCTION timescale_functions.guard_new_tables()`,
-
-	// The vendor's functions for a read-only role that inherits tsdbadmin.
-	`CREATE FUNCTION timescale_functions.create_bare_readonly_role(role_name text, password text) RETURNS void
+// readOnlyFunctions are the vendor's functions for a read-only role that inherits tsdbadmin, and
+// the pooler's auth_query function; every statement may run again.
+var readOnlyFunctions = []string{
+	`CREATE OR REPLACE FUNCTION timescale_functions.create_bare_readonly_role(role_name text, password text) RETURNS void
 	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
 	BEGIN
-	  IF timescale_functions.is_read_only_session() THEN
-	    RAISE EXCEPTION 'cannot execute CREATE ROLE in a read-only transaction' USING ERRCODE = '25006';
-	  END IF;
 	  EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', role_name, password);
 	  EXECUTE format('ALTER ROLE %I SET ` + ReadOnlyRoleSetting + ` = true', role_name);
-	  INSERT INTO timescale_functions.read_only_roles SELECT oid FROM pg_roles WHERE rolname = role_name;
 	END $$`,
-	grantTsdbadminToRole,
+	`CREATE OR REPLACE FUNCTION timescale_functions.grant_tsdbadmin_to_role(role_name text) RETURNS void
+	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
+	BEGIN
+	  IF NOT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_roles r ON r.oid = s.setrole, unnest(s.setconfig) AS c(item)
+	                  WHERE r.rolname = role_name AND s.setdatabase = 0
+	                    AND lower(c.item) IN ('` + ReadOnlyRoleSetting + `=true', '` + ReadOnlyRoleSetting + `=on')) THEN
+	    RAISE EXCEPTION 'role "%" is not a read-only role made by create_bare_readonly_role', role_name
+	      USING ERRCODE = '42501';
+	  END IF;
+	  EXECUTE format('GRANT ` + AdminUser + ` TO %I', role_name);
+	END $$`,
 	`REVOKE ALL ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) FROM PUBLIC`,
 	`GRANT EXECUTE ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) TO ` + AdminUser,
-	// Large objects are written by functions, not through a table's triggers: only tsdbadmin
-	// (not a role that inherits it: those inherit pg_read_all_data) may call the writing ones.
-	`REVOKE EXECUTE ON FUNCTION ` + largeObjectWriters + ` FROM PUBLIC`,
-	`GRANT EXECUTE ON FUNCTION ` + largeObjectWriters + ` TO ` + AdminUser,
 	poolerAuthFunction,
 	`REVOKE ALL ON FUNCTION timescale_functions.pooler_auth(text) FROM PUBLIC`,
 	`GRANT EXECUTE ON FUNCTION timescale_functions.pooler_auth(text) TO ` + AdminUser,
 }
-
-// isReadOnlySession decides whether the session is read-only. The connection option counts as the
-// session was opened with it: RESET gives back the value of the startup packet (a SET, RESET ALL
-// or set_config made later cannot change that), and the function puts the session's current value
-// back. The role's flag is read from the catalog (pg_db_role_setting), which the login cannot
-// change, for the session user, which SET ROLE does not change (SET SESSION AUTHORIZATION needs a
-// superuser).
-var isReadOnlySession = `CREATE OR REPLACE FUNCTION timescale_functions.is_read_only_session() RETURNS boolean
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
-	DECLARE
-	  now_value text := current_setting('` + ReadOnlyOption + `', true);
-	  opened_with text;
-	BEGIN
-	  RESET ` + ReadOnlyOption + `;
-	  opened_with := current_setting('` + ReadOnlyOption + `', true);
-	  PERFORM set_config('` + ReadOnlyOption + `', coalesce(now_value, 'off'), false);
-	  RETURN lower(coalesce(opened_with, 'off')) IN ('on', 'true', 'yes', '1')
-	    OR EXISTS (
-	       SELECT 1 FROM pg_db_role_setting s, unnest(s.setconfig) AS c(item)
-	        WHERE s.setrole = (SELECT oid FROM pg_roles WHERE rolname = session_user)
-	          AND s.setdatabase IN (0, (SELECT oid FROM pg_database WHERE datname = current_database()))
-	          AND lower(c.item) IN ('` + ReadOnlyRoleSetting + `=true', '` + ReadOnlyRoleSetting + `=on',
-	                                '` + ReadOnlyRoleSetting + `=yes', '` + ReadOnlyRoleSetting + `=1'))
-	    OR EXISTS (
-	       SELECT 1 FROM timescale_functions.read_only_roles
-	        WHERE roleid = (SELECT oid FROM pg_roles WHERE rolname = session_user));
-	END $$`
-
-// readOnlyHint names the setting that makes the session read-only: the connection option (the
-// session was opened with it) or the role's flag.
-var readOnlyHint = `CREATE OR REPLACE FUNCTION timescale_functions.read_only_hint() RETURNS text
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog AS $$
-	DECLARE
-	  now_value text := current_setting('` + ReadOnlyOption + `', true);
-	  opened_with text;
-	BEGIN
-	  RESET ` + ReadOnlyOption + `;
-	  opened_with := current_setting('` + ReadOnlyOption + `', true);
-	  PERFORM set_config('` + ReadOnlyOption + `', coalesce(now_value, 'off'), false);
-	  IF lower(coalesce(opened_with, 'off')) IN ('on', 'true', 'yes', '1') THEN
-	    RETURN 'This session was opened with ` + ReadOnlyOption + ` = true (read_only_connection_uri): it stays read-only; connect without the option to write.';
-	  END IF;
-	  RETURN 'This login is read-only (` + ReadOnlyRoleSetting + `): use a login that is not read-only to write.';
-	END $$`
-
-// refuseWrite is the tables' trigger function; refuseDDL the event trigger's.
-var refuseWrite = `CREATE OR REPLACE FUNCTION timescale_functions.refuse_write() RETURNS trigger
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-	BEGIN
-	  IF timescale_functions.is_read_only_session() THEN
-	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', TG_OP
-	      USING ERRCODE = '25006', HINT = timescale_functions.read_only_hint();
-	  END IF;
-	  RETURN NULL;
-	END $$`
-
-var refuseDDL = `CREATE OR REPLACE FUNCTION timescale_functions.refuse_ddl() RETURNS event_trigger
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-	BEGIN
-	  IF timescale_functions.is_read_only_session() THEN
-	    RAISE EXCEPTION 'cannot execute % in a read-only transaction', tg_tag
-	      USING ERRCODE = '25006', HINT = timescale_functions.read_only_hint();
-	  END IF;
-	END $$`
-
-// largeObjectWriters are the functions that make, change or remove large objects.
-const largeObjectWriters = `lo_create(oid), lo_creat(integer), lo_from_bytea(oid, bytea), lo_put(oid, bigint, bytea),
-	lowrite(integer, bytea), lo_truncate(integer, integer), lo_truncate64(integer, bigint), lo_unlink(oid)`
 
 // poolerAuthFunction answers PgBouncer's auth_query (as tsdbadmin): the SCRAM secret of a role that
 // may log in now, so that the pooler authenticates every login role of the database, as the live
@@ -181,51 +83,33 @@ const poolerAuthFunction = `CREATE OR REPLACE FUNCTION timescale_functions.poole
 	   AND (rolvaliduntil IS NULL OR rolvaliduntil > now())
 	$$`
 
-// grantTsdbadminToRole is the vendor's function that makes a read-only role (made by
-// create_bare_readonly_role) read what tsdbadmin reads.
-var grantTsdbadminToRole = `CREATE OR REPLACE FUNCTION timescale_functions.grant_tsdbadmin_to_role(role_name text) RETURNS void
-	LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $$
-	BEGIN
-	  IF timescale_functions.is_read_only_session() THEN
-	    RAISE EXCEPTION 'cannot execute GRANT in a read-only transaction' USING ERRCODE = '25006';
-	  END IF;
-	  IF NOT EXISTS (SELECT 1 FROM timescale_functions.read_only_roles r JOIN pg_roles p ON p.oid = r.roleid
-	                  WHERE p.rolname = role_name) THEN
-	    RAISE EXCEPTION 'role "%" is not a read-only role made by create_bare_readonly_role', role_name
-	      USING ERRCODE = '42501';
-	  END IF;
-	  -- PostgreSQL 15 cannot grant a role without the right to SET ROLE to it: a member of
-	  -- tsdbadmin could become tsdbadmin and use its CREATEROLE and CREATEDB. pg_read_all_data
-	  -- reads what tsdbadmin reads and nothing more.
-	  EXECUTE format('GRANT pg_read_all_data TO %I', role_name);
-	END $$`
+// readOnlyUpgrade brings an instance made by an older emulator up to date: it drops the triggers
+// and event triggers that enforced read-only sessions before the extension did (and the
+// functions and table they used), gives the large-object functions back to PUBLIC, and replaces
+// the vendor's functions.
+var readOnlyUpgrade = append([]string{
+	`DROP EVENT TRIGGER IF EXISTS tsdb_admin_read_only_ddl`,
+	`DROP EVENT TRIGGER IF EXISTS tsdb_admin_read_only_tables`,
+	`DROP FUNCTION IF EXISTS timescale_functions.refuse_write() CASCADE`,
+	`DROP FUNCTION IF EXISTS timescale_functions.refuse_ddl(), timescale_functions.guard_new_tables(),
+	  timescale_functions.read_only_hint(), timescale_functions.is_read_only_session()`,
+	`DROP TABLE IF EXISTS timescale_functions.read_only_roles`,
+	`GRANT EXECUTE ON FUNCTION lo_create(oid), lo_creat(integer), lo_from_bytea(oid, bytea), lo_put(oid, bigint, bytea),
+	  lowrite(integer, bytea), lo_truncate(integer, integer), lo_truncate64(integer, bigint), lo_unlink(oid) TO PUBLIC`,
+}, readOnlyFunctions...)
 
-// readOnlyUpgrade brings the setup of an instance made by an older emulator (one without
-// timescale_functions.pooler_auth) up to date; every statement may run again.
-var readOnlyUpgrade = []string{
-	isReadOnlySession,
-	readOnlyHint,
-	refuseWrite,
-	refuseDDL,
-	grantTsdbadminToRole,
-	`REVOKE EXECUTE ON FUNCTION ` + largeObjectWriters + ` FROM PUBLIC`,
-	`GRANT EXECUTE ON FUNCTION ` + largeObjectWriters + ` TO ` + AdminUser,
-	poolerAuthFunction,
-	`REVOKE ALL ON FUNCTION timescale_functions.pooler_auth(text) FROM PUBLIC`,
-	`GRANT EXECUTE ON FUNCTION timescale_functions.pooler_auth(text) TO ` + AdminUser,
-}
-
-// ensureReadOnlySetup runs readOnlySetup in tsdb unless it is there (an instance whose data was
-// kept from an older emulator).
+// ensureReadOnlySetup sets tsdb up unless it is current (an instance whose data was kept from an
+// older emulator).
 func (in *Instance) ensureReadOnlySetup(ctx context.Context) error {
 	conn, err := in.connectLocal(ctx, Database)
 	if err != nil {
 		return fmt.Errorf("pgbackend: %s: %w", in.name, err)
 	}
-	var there bool
-	var current bool
+	var there, current bool
 	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'timescale_functions'),
-		EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pooler_auth')`).Scan(&there, &current)
+		EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pooler_auth')
+		AND NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname LIKE 'tsdb_admin_read_only%')
+		AND NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname IN ('refuse_write', 'is_read_only_session'))`).Scan(&there, &current)
 	_ = conn.Close(context.WithoutCancel(ctx))
 	if err != nil {
 		return fmt.Errorf("pgbackend: %s: %w", in.name, err)

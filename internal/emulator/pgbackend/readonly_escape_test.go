@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,8 +18,10 @@ import (
 // refused in the emulator too, for the three kinds of read-only session: a read-only login that is
 // a member of an application role (which owns a table, a sequence and a SECURITY DEFINER function
 // that writes), a read-only login that inherits tsdbadmin (the vendor's functions), and a session of
-// tsdbadmin opened with tsdb_admin.read_only_connection = true. After the attempts, nothing was
-// written, no role, database or large object was made, and the sequence did not move.
+// tsdbadmin opened with tsdb_admin.read_only_connection = true; the two read-only logins also
+// through the pooler (PgBouncer). After the attempts, nothing was written, no role, database or
+// large object was made, no role was granted, and the sequence did not move; tsdbadmin and a login
+// that is not read-only still write.
 func TestReadOnlyEscapes(t *testing.T) {
 	m := manager(t)
 	ctx := t.Context()
@@ -34,63 +39,115 @@ func TestReadOnlyEscapes(t *testing.T) {
 	mustExec(t, admin, "CREATE TABLE things (id bigserial PRIMARY KEY, v text)")
 	mustExec(t, admin, "INSERT INTO things (v) VALUES ('one')")
 	mustExec(t, admin, `CREATE FUNCTION app_write() RETURNS void LANGUAGE sql SECURITY DEFINER AS $$ INSERT INTO things (v) VALUES ('definer') $$`)
+	// A procedure that ends the transaction and writes in the next one (which does not start
+	// read-only by itself).
+	mustExec(t, admin, `CREATE PROCEDURE app_commit_write() LANGUAGE plpgsql AS $$ BEGIN COMMIT; INSERT INTO things (v) VALUES ('after commit'); END $$`)
+	mustExec(t, admin, `CREATE PROCEDURE app_commit_nextval() LANGUAGE plpgsql AS $$ DECLARE n bigint; BEGIN COMMIT; n := nextval('things_id_seq'); END $$`)
 	mustExec(t, admin, "RESET ROLE")
 	mustExec(t, admin, "CREATE ROLE reader LOGIN PASSWORD 'r' IN ROLE app")
 	mustExec(t, admin, "ALTER ROLE reader SET "+ReadOnlyRoleSetting+" = true")
 	mustExec(t, admin, "SELECT timescale_functions.create_bare_readonly_role('analyst', 'a')")
 	mustExec(t, admin, "SELECT timescale_functions.grant_tsdbadmin_to_role('analyst')")
+	mustExec(t, admin, "CREATE ROLE fresh LOGIN PASSWORD 'f'") // a login a session could try to promote
+	if !queryBool(t, admin, "SELECT pg_has_role('analyst', 'tsdbadmin', 'USAGE')") {
+		t.Error("the read-only role made by grant_tsdbadmin_to_role does not inherit tsdbadmin")
+	}
 	seq := queryString(t, admin, "SELECT last_value::text FROM things_id_seq")
 
-	sessions := []struct {
+	optionConfig := func(host string, port int) *pgx.ConnConfig {
+		cfg := ConnConfig(host, port, AdminUser, "admin-pw", Database)
+		cfg.RuntimeParams["options"] = "-c " + ReadOnlyOption + "=true"
+		return cfg
+	}
+	type session struct {
 		name string
+		hint string // the setting the error's hint names
 		open func() (*pgx.Conn, error)
-	}{
-		{"read-only login", func() (*pgx.Conn, error) { return loginAsUser(ctx, in, "reader", "r") }},
-		{"read-only login inheriting tsdbadmin", func() (*pgx.Conn, error) { return loginAsUser(ctx, in, "analyst", "a") }},
-		{"read_only_connection session", func() (*pgx.Conn, error) {
-			cfg := ConnConfig(in.Host(), in.Port(), AdminUser, "admin-pw", Database)
-			cfg.RuntimeParams["options"] = "-c " + ReadOnlyOption + "=true"
+	}
+	sessions := []session{
+		{"read-only login", ReadOnlyRoleSetting, func() (*pgx.Conn, error) { return loginAsUser(ctx, in, "reader", "r") }},
+		{"read-only login inheriting tsdbadmin", ReadOnlyRoleSetting, func() (*pgx.Conn, error) { return loginAsUser(ctx, in, "analyst", "a") }},
+		{"read_only_connection session", ReadOnlyOption, func() (*pgx.Conn, error) {
+			return pgx.ConnectConfig(ctx, optionConfig(in.Host(), in.Port()))
+		}},
+		// The client's own startup option cannot take the role's flag off.
+		{"read-only login with read_only_role=off option", ReadOnlyRoleSetting, func() (*pgx.Conn, error) {
+			cfg := ConnConfig(in.Host(), in.Port(), "analyst", "a", Database)
+			cfg.RuntimeParams["options"] = "-c " + ReadOnlyRoleSetting + "=off -c default_transaction_read_only=off"
 			return pgx.ConnectConfig(ctx, cfg)
 		}},
 	}
-	// Each attempt runs on a fresh session: a list of statements, the last of which must fail
+	poolerPort := 0
+	if m.PgBouncer() {
+		if poolerPort, err = m.EnablePooler(id, "admin-pw"); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range [][2]string{{"reader", "r"}, {"analyst", "a"}} {
+			sessions = append(sessions, session{u[0] + " through the pooler", ReadOnlyRoleSetting, func() (*pgx.Conn, error) {
+				return pgx.ConnectConfig(ctx, ConnConfig(in.Host(), poolerPort, u[0], u[1], Database))
+			}})
+		}
+	}
+	// Each attempt runs on a fresh session: a list of statements, the last of which must be
+	// refused as in a read-only transaction, SQLSTATE 25006, or with the SQLSTATE named in also
 	// (the ones before may succeed: they are the escape's preparation).
 	attempts := []struct {
 		name  string
 		stmts []string
+		also  string
 	}{
-		{"INSERT", []string{"INSERT INTO things (v) VALUES ('x')"}},
-		{"SET read_only_connection off", []string{"SET " + ReadOnlyOption + " = off", "INSERT INTO things (v) VALUES ('x')"}},
-		{"set_config read_only_connection", []string{"SELECT set_config('" + ReadOnlyOption + "', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}},
-		{"SET read_only_role off", []string{"SET " + ReadOnlyRoleSetting + " = off", "INSERT INTO things (v) VALUES ('x')"}},
-		{"RESET ALL", []string{"RESET ALL", "INSERT INTO things (v) VALUES ('x')"}},
-		{"transaction read-write", []string{"SET default_transaction_read_only = off", "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE", "INSERT INTO things (v) VALUES ('x')"}},
-		{"SET ROLE tsdbadmin, CREATE ROLE", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}},
-		{"SET ROLE tsdbadmin, CREATE DATABASE", []string{"SET ROLE tsdbadmin", "CREATE DATABASE escaped"}},
-		{"SET ROLE tsdbadmin, INSERT", []string{"SET ROLE tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}},
-		{"SET ROLE app, INSERT", []string{"SET ROLE app", "INSERT INTO things (v) VALUES ('x')"}},
-		{"CREATE ROLE", []string{"CREATE ROLE escaped LOGIN PASSWORD 'e'"}},
-		{"CREATE DATABASE", []string{"CREATE DATABASE escaped"}},
-		{"GRANT tsdbadmin", []string{"GRANT tsdbadmin TO app"}},
-		{"GRANT app", []string{"GRANT app TO analyst"}},
-		{"GRANT on a table", []string{"GRANT INSERT ON things TO PUBLIC"}},
-		{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}},
-		{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}},
-		{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}},
-		{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}},
-		{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}},
-		{"SECURITY DEFINER function", []string{"SELECT app_write()"}},
-		{"large object lo_create", []string{"SELECT lo_create(0)"}},
-		{"large object lo_from_bytea", []string{"SELECT lo_from_bytea(0, 'x')"}},
-		{"nextval", []string{"SELECT nextval('things_id_seq')"}},
-		{"setval", []string{"SELECT setval('things_id_seq', 1000)"}},
-		{"session_replication_role", []string{"SET session_replication_role = replica", "INSERT INTO things (v) VALUES ('x')"}},
+		{"INSERT", []string{"INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"UPDATE", []string{"UPDATE things SET v = 'x'"}, ""},
+		{"DELETE", []string{"DELETE FROM things"}, ""},
+		{"TRUNCATE", []string{"TRUNCATE things"}, ""},
+		{"DO block", []string{"DO $$ BEGIN INSERT INTO things (v) VALUES ('x'); END $$"}, ""},
+		{"SET read_only_connection off", []string{"SET " + ReadOnlyOption + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"SET read_only_connection off, CREATE DATABASE", []string{"SET " + ReadOnlyOption + " = off", "CREATE DATABASE escaped"}, ""},
+		{"SET read_only_connection off, SET ROLE tsdbadmin, CREATE ROLE LOGIN", []string{"SET " + ReadOnlyOption + " = off", "SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+		{"set_config read_only_connection", []string{"SELECT set_config('" + ReadOnlyOption + "', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"SET read_only_role off", []string{"SET " + ReadOnlyRoleSetting + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"RESET ALL", []string{"RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"DISCARD ALL", []string{"DISCARD ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"SET default_transaction_read_only off", []string{"SET default_transaction_read_only = off"}, ""},
+		{"set_config default_transaction_read_only", []string{"SELECT set_config('default_transaction_read_only', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"SET SESSION CHARACTERISTICS READ WRITE", []string{"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"}, ""},
+		{"BEGIN READ WRITE", []string{"BEGIN READ WRITE"}, ""},
+		{"START TRANSACTION READ WRITE", []string{"START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE"}, ""},
+		{"SET TRANSACTION READ WRITE", []string{"BEGIN", "SET TRANSACTION READ WRITE"}, ""},
+		{"SET transaction_read_only off", []string{"BEGIN", "SET LOCAL transaction_read_only = off"}, ""},
+		// "transaction read-write mode must be set before any query" (25001): the session's
+		// first statement made the transaction read-only.
+		{"set_config transaction_read_only", []string{"BEGIN", "SELECT set_config('transaction_read_only', 'off', true)"}, "25001"},
+		{"SET ROLE tsdbadmin, CREATE ROLE", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+		{"SET ROLE tsdbadmin, CREATE DATABASE", []string{"SET ROLE tsdbadmin", "CREATE DATABASE escaped"}, ""},
+		{"SET ROLE tsdbadmin, INSERT", []string{"SET ROLE tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"SET ROLE tsdbadmin, GRANT tsdbadmin to a new login", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'", "GRANT tsdbadmin TO escaped"}, ""},
+		{"SET ROLE tsdbadmin, GRANT tsdbadmin to a login", []string{"SET ROLE tsdbadmin", "GRANT tsdbadmin TO fresh"}, ""},
+		{"SET ROLE app, INSERT", []string{"SET ROLE app", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"CREATE ROLE", []string{"CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+		{"CREATE DATABASE", []string{"CREATE DATABASE escaped"}, ""},
+		{"GRANT tsdbadmin", []string{"GRANT tsdbadmin TO app"}, ""},
+		{"GRANT app", []string{"GRANT app TO analyst"}, ""},
+		{"GRANT on a table", []string{"GRANT INSERT ON things TO PUBLIC"}, ""},
+		{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"ALTER ROLE another login", []string{"ALTER ROLE fresh PASSWORD 'g'"}, ""},
+		{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
+		{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
+		{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
+		{"SECURITY DEFINER function", []string{"SELECT app_write()"}, ""},
+		{"procedure: COMMIT, then INSERT", []string{"CALL app_commit_write()"}, ""},
+		{"procedure: COMMIT, then nextval in an expression", []string{"CALL app_commit_nextval()"}, ""},
+		// Only tsdbadmin (and its members) may run the vendor's function (42501 for others).
+		{"vendor's create_bare_readonly_role", []string{"SELECT timescale_functions.create_bare_readonly_role('escaped', 'e')"}, "42501"},
+		{"large object lo_create", []string{"SELECT lo_create(0)"}, ""},
+		{"large object lo_from_bytea", []string{"SELECT lo_from_bytea(0, 'x')"}, ""},
+		{"nextval", []string{"SELECT nextval('things_id_seq')"}, ""},
+		{"setval", []string{"SELECT setval('things_id_seq', 1000)"}, ""},
+		{"session_replication_role", []string{"SET session_replication_role = replica", "INSERT INTO things (v) VALUES ('x')"}, ""},
 	}
 	for si, s := range sessions {
-		for _, a := range attempts {
-			if notClosedOnPostgreSQL15[s.name+"/"+a.name] {
-				continue
-			}
+		for ai, a := range attempts {
 			t.Run(s.name+"/"+a.name, func(t *testing.T) {
 				conn, err := s.open()
 				if err != nil {
@@ -98,12 +155,12 @@ func TestReadOnlyEscapes(t *testing.T) {
 				}
 				defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 				for i, stmt := range a.stmts {
-					// Names of their own per session kind: a role made by one kind must not make
-					// the next kind's attempt fail for "already exists".
-					stmt = strings.ReplaceAll(stmt, "escaped", fmt.Sprintf("escaped_%d", si))
+					// Names of their own per attempt: a role made by one attempt must not make
+					// another fail for "already exists".
+					stmt = strings.ReplaceAll(stmt, "escaped", fmt.Sprintf("escaped_%d_%d", si, ai))
 					_, err := conn.Exec(ctx, stmt)
-					if i == len(a.stmts)-1 && err == nil {
-						t.Errorf("%s succeeded in a read-only session (after %s)", stmt, strings.Join(a.stmts[:i], "; "))
+					if i == len(a.stmts)-1 && sqlState(err) != "25006" && (a.also == "" || sqlState(err) != a.also) {
+						t.Errorf("%s in a read-only session (after %s): %v, want it refused with SQLSTATE 25006", stmt, strings.Join(a.stmts[:i], "; "), err)
 					}
 				}
 			})
@@ -118,30 +175,55 @@ func TestReadOnlyEscapes(t *testing.T) {
 				t.Error("COPY ... FROM succeeded in a read-only session")
 			}
 		})
+		// The error's hint names the setting that makes the session read-only; every kind of
+		// refusal is SQLSTATE 25006 (the session has the privileges: only read-only stops it).
+		t.Run(s.name+"/hint", func(t *testing.T) {
+			conn, err := s.open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+			stmts := []string{"INSERT INTO things (v) VALUES ('x')", "SELECT nextval('things_id_seq')", "BEGIN READ WRITE"}
+			if s.hint == ReadOnlyOption || strings.Contains(s.name, "analyst") || strings.Contains(s.name, "tsdbadmin") {
+				stmts = append(stmts, "CREATE ROLE hinted LOGIN", "CREATE DATABASE hinted")
+			}
+			for _, stmt := range stmts {
+				_, err = conn.Exec(ctx, stmt)
+				var pgErr *pgconn.PgError
+				if !errors.As(err, &pgErr) || pgErr.Code != "25006" || !strings.Contains(pgErr.Hint, s.hint) {
+					t.Errorf("%s: %v (hint %q), want SQLSTATE 25006 with a hint naming %s", stmt, err, hintOf(err), s.hint)
+				}
+			}
+		})
 	}
-	// The error's hint names the setting that makes the session read-only.
-	for i, want := range []string{ReadOnlyRoleSetting, ReadOnlyRoleSetting, ReadOnlyOption} {
-		conn, err := sessions[i].open()
-		if err != nil {
-			t.Fatal(err)
+	if poolerPort != 0 {
+		// PgBouncer cannot pass the client's startup options on: it refuses a connection that has
+		// them rather than open a session that can write.
+		c, err := pgx.ConnectConfig(ctx, optionConfig(in.Host(), poolerPort))
+		if err == nil {
+			_, werr := c.Exec(ctx, "INSERT INTO things (v) VALUES ('pooled')")
+			_ = c.Close(ctx)
+			t.Errorf("the pooler accepted a connection with %s = true (a write through it: %v)", ReadOnlyOption, werr)
+		} else if !strings.Contains(err.Error(), "unsupported startup parameter") {
+			t.Errorf("the pooler refused a connection with %s = true: %v, want \"unsupported startup parameter\"", ReadOnlyOption, err)
 		}
-		stmts := []string{"INSERT INTO things (v) VALUES ('x')", "CREATE TABLE hinted (v text)"}
-		if i == 1 { // no privilege to write: refused before the read-only check (42501)
-			stmts = stmts[1:]
-		}
-		for _, stmt := range stmts {
-			_, err = conn.Exec(ctx, stmt)
-			var pgErr *pgconn.PgError
-			if !errors.As(err, &pgErr) || pgErr.Code != "25006" || !strings.Contains(pgErr.Hint, want) {
-				t.Errorf("%s: %s: %v (hint %q), want SQLSTATE 25006 with a hint naming %s", sessions[i].name, stmt, err, hintOf(err), want)
+	}
+	if psql, err := exec.LookPath("psql"); err == nil {
+		// libpq's large-object functions use the protocol's fast-path function calls, which run no
+		// statement: \lo_import must be refused all the same.
+		for _, s := range [][3]string{{"reader", "r", ""}, {"analyst", "a", ""}, {AdminUser, "admin-pw", "-c " + ReadOnlyOption + "=true"}} {
+			cmd := exec.CommandContext(ctx, psql, "-X", "-v", "ON_ERROR_STOP=1", "-c", `\lo_import `+psql)
+			cmd.Env = append(os.Environ(), "PGHOST="+in.Host(), "PGPORT="+strconv.Itoa(in.Port()), "PGUSER="+s[0],
+				"PGPASSWORD="+s[1], "PGDATABASE="+Database, "PGSSLMODE=require", "PGOPTIONS="+s[2])
+			if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "read-only") {
+				t.Errorf("%s: \\lo_import (fast-path calls) in a read-only session: %v: %s", s[0], err, out)
 			}
 		}
-		_ = conn.Close(ctx)
 	}
 	if n := queryString(t, admin, "SELECT count(*)::text FROM things"); n != "1" {
 		t.Errorf("things has %s rows after the refused writes, want 1", n)
 	}
-	if queryBool(t, admin, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname LIKE 'escaped%') OR EXISTS (SELECT 1 FROM pg_database WHERE datname LIKE 'escaped%')") {
+	if queryBool(t, admin, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname LIKE 'escaped%' OR rolname = 'hinted') OR EXISTS (SELECT 1 FROM pg_database WHERE datname LIKE 'escaped%' OR datname = 'hinted')") {
 		t.Error("a read-only session made a role or a database")
 	}
 	if n := queryString(t, admin, "SELECT count(*)::text FROM pg_largeobject_metadata"); n != "0" {
@@ -150,31 +232,47 @@ func TestReadOnlyEscapes(t *testing.T) {
 	if v := queryString(t, admin, "SELECT last_value::text FROM things_id_seq"); v != seq {
 		t.Errorf("the sequence moved from %s to %s", seq, v)
 	}
-	if queryBool(t, admin, "SELECT pg_has_role('app', 'tsdbadmin', 'MEMBER') OR pg_has_role('analyst', 'app', 'MEMBER')") {
+	if n := queryString(t, admin, `SELECT count(*)::text FROM pg_auth_members
+	    WHERE (roleid, member) IN (('tsdbadmin'::regrole, 'app'::regrole), ('app'::regrole, 'analyst'::regrole), ('tsdbadmin'::regrole, 'fresh'::regrole))`); n != "0" {
 		t.Error("a read-only session granted a role")
+	}
+
+	// tsdbadmin and a login that is not read-only still write, also what the read-only sessions
+	// could not; so does a session of tsdbadmin that asks for read_only_connection = false.
+	writer := mustLogin(t, in, "fresh", "f")
+	mustExec(t, admin, "GRANT app TO fresh")
+	for _, c := range []*pgx.Conn{admin, writer} {
+		mustExec(t, c, "INSERT INTO things (v) VALUES ('written')")
+		mustExec(t, c, "SELECT nextval('things_id_seq')")
+		mustExec(t, c, "SELECT lo_unlink(lo_create(0))")
+		mustExec(t, c, "BEGIN READ WRITE")
+		mustExec(t, c, "COMMIT")
+		mustExec(t, c, "CREATE TEMP TABLE scratch (v text)")
+	}
+	mustExec(t, admin, "CREATE ROLE made_by_admin LOGIN PASSWORD 'm'")
+	mustExec(t, admin, "DROP ROLE made_by_admin")
+	cfg := ConnConfig(in.Host(), in.Port(), AdminUser, "admin-pw", Database)
+	cfg.RuntimeParams["options"] = "-c " + ReadOnlyOption + "=false"
+	rw, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = rw.Close(ctx) }()
+	mustExec(t, rw, "INSERT INTO things (v) VALUES ('written')")
+	if _, err := rw.Exec(ctx, "SET "+ReadOnlyOption+" = on"); err == nil {
+		t.Error("SET " + ReadOnlyOption + " was accepted after the connection started")
 	}
 }
 
-// notClosedOnPostgreSQL15 are the escapes plain PostgreSQL 15 offers no way to close without the
-// vendor's extension (no hook runs for role and database statements, sequence functions or large
-// objects, and a session may always turn transaction_read_only off). readonly.go, the
-// dbcloud_service_credentials page and the connecting guide name them; the provider's pages tell
-// users not to rely on the emulator for them.
-var notClosedOnPostgreSQL15 = map[string]bool{
-	"read_only_connection session/SET ROLE tsdbadmin, CREATE ROLE":     true,
-	"read_only_connection session/SET ROLE tsdbadmin, CREATE DATABASE": true,
-	"read_only_connection session/CREATE ROLE":                         true,
-	"read_only_connection session/CREATE DATABASE":                     true,
-	"read_only_connection session/GRANT tsdbadmin":                     true,
-	"read_only_connection session/GRANT app":                           true,
-	"read_only_connection session/large object lo_create":              true,
-	"read_only_connection session/large object lo_from_bytea":          true,
-	"read_only_connection session/nextval":                             true,
-	"read_only_connection session/setval":                              true,
-	// A member of a role that owns (or may use) a sequence has its USAGE: nothing but the
-	// extension's read-only transaction refuses nextval.
-	"read-only login/nextval": true,
-	"read-only login/setval":  true,
+// mustLogin logs in as user to tsdb.
+func mustLogin(t *testing.T, in *Instance, user, password string) *pgx.Conn {
+	t.Helper()
+	c, err := loginAsUser(t.Context(), in, user, password)
+	if err != nil {
+		t.Fatalf("login as %s: %v", user, err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.WithoutCancel(t.Context())) })
+	return c
 }
 
 func hintOf(err error) string {

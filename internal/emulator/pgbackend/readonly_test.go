@@ -56,8 +56,12 @@ func TestReadOnlyLogins(t *testing.T) {
 	if v := queryString(t, r, "SELECT v FROM things"); v != "one" {
 		t.Errorf("the read-only login read %q", v)
 	}
-	mustExec(t, r, "SET default_transaction_read_only = off")
-	mustExec(t, r, "SET "+ReadOnlyRoleSetting+" = false")
+	if _, err := r.Exec(ctx, "SET default_transaction_read_only = off"); sqlState(err) != "25006" {
+		t.Errorf("SET default_transaction_read_only = off in a read-only session: %v, want SQLSTATE 25006", err)
+	}
+	if _, err := r.Exec(ctx, "SET "+ReadOnlyRoleSetting+" = false"); err == nil { // only tsdbadmin may set it
+		t.Error("the read-only login set " + ReadOnlyRoleSetting)
+	}
 	for _, stmt := range []string{
 		"INSERT INTO things VALUES ('two')",
 		"UPDATE things SET v = 'x'",
@@ -102,13 +106,14 @@ func TestReadOnlyLogins(t *testing.T) {
 	if v := queryString(t, a, "SELECT count(*)::text FROM admin_things"); v != "2" {
 		t.Errorf("the analyst counted %s rows, want 2", v)
 	}
-	mustExec(t, a, "SET default_transaction_read_only = off")
+	if _, err := a.Exec(ctx, "SET default_transaction_read_only = off"); sqlState(err) != "25006" {
+		t.Errorf("SET default_transaction_read_only = off in a read-only session: %v, want SQLSTATE 25006", err)
+	}
 	if _, err := a.Exec(ctx, "ALTER ROLE analyst RESET ALL"); err != nil {
 		t.Logf("ALTER ROLE analyst RESET ALL: %v", err)
 	}
-	// Refused as read-only (25006) or for want of the privilege (42501: the emulator's role that
-	// inherits tsdbadmin reads through pg_read_all_data; see readonly.go).
-	if _, err := a.Exec(ctx, "INSERT INTO admin_things VALUES ('analyst')"); sqlState(err) != "25006" && sqlState(err) != "42501" {
+	// It inherits tsdbadmin, and writes nothing all the same.
+	if _, err := a.Exec(ctx, "INSERT INTO admin_things VALUES ('analyst')"); sqlState(err) != "25006" {
 		t.Errorf("the analyst wrote: %v", err)
 	}
 	if _, err := a.Exec(ctx, "SELECT timescale_functions.create_bare_readonly_role('x', 'x')"); sqlState(err) != "25006" && sqlState(err) != "42501" {
@@ -126,7 +131,9 @@ func TestReadOnlyLogins(t *testing.T) {
 	if v := queryString(t, ro, "SELECT count(*)::text FROM admin_things"); v != "2" {
 		t.Errorf("the read-only session counted %s rows, want 2", v)
 	}
-	mustExec(t, ro, "SET default_transaction_read_only = off")
+	if _, err := ro.Exec(ctx, "SET default_transaction_read_only = off"); sqlState(err) != "25006" {
+		t.Errorf("SET default_transaction_read_only = off in a read-only session: %v, want SQLSTATE 25006", err)
+	}
 	if _, err := ro.Exec(ctx, "INSERT INTO admin_things VALUES ('ro')"); sqlState(err) != "25006" {
 		t.Errorf("a read-only session wrote: %v", err)
 	}
@@ -166,9 +173,8 @@ func TestReadOnlySetupOnKeptData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// As an older emulator left it: no timescale_functions, no triggers.
-	if err := in.admin(ctx, Database, "DROP EVENT TRIGGER tsdb_admin_read_only_ddl", "DROP EVENT TRIGGER tsdb_admin_read_only_tables",
-		"DROP SCHEMA timescale_functions CASCADE"); err != nil {
+	// As an older emulator left it: no timescale_functions.
+	if err := in.admin(ctx, Database, "DROP SCHEMA timescale_functions CASCADE"); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Stop(id); err != nil {
@@ -184,4 +190,32 @@ func TestReadOnlySetupOnKeptData(t *testing.T) {
 		t.Error("the restarted instance has no timescale_functions")
 	}
 	mustExec(t, admin, "SELECT timescale_functions.create_bare_readonly_role('ro', 'ro')")
+
+	// As the emulator left it before the extension: a trigger on every table and event triggers
+	// that refuse what the extension now refuses. They are removed when the instance starts again.
+	if err := in.admin(ctx, Database,
+		`CREATE TABLE timescale_functions.read_only_roles (roleid oid PRIMARY KEY)`,
+		`CREATE FUNCTION timescale_functions.refuse_write() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'old trigger'; END $$`,
+		`CREATE FUNCTION timescale_functions.refuse_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN END $$`,
+		`CREATE EVENT TRIGGER tsdb_admin_read_only_ddl ON ddl_command_start EXECUTE FUNCTION timescale_functions.refuse_ddl()`,
+		`CREATE TABLE public.kept (v text)`,
+		`ALTER TABLE public.kept OWNER TO `+AdminUser,
+		`CREATE TRIGGER tsdb_admin_read_only BEFORE INSERT ON public.kept FOR EACH STATEMENT EXECUTE FUNCTION timescale_functions.refuse_write()`,
+	); err != nil {
+		t.Fatal(err)
+	}
+	_ = admin.Close(ctx)
+	if err := m.Stop(id); err != nil {
+		t.Fatal(err)
+	}
+	m.unregister(id)
+	in, _, err = m.Create(ctx, id, CreateOptions{Password: "pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin = mustConnect(t, in.Host(), in.Port(), "pw")
+	mustExec(t, admin, "INSERT INTO kept VALUES ('written')")
+	if queryBool(t, admin, "SELECT EXISTS (SELECT 1 FROM pg_event_trigger) OR EXISTS (SELECT 1 FROM pg_trigger WHERE tgname = 'tsdb_admin_read_only')") {
+		t.Error("the old read-only triggers are still there")
+	}
 }

@@ -1,0 +1,131 @@
+package pgbackend
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The read-only enforcement is a small C extension (tsdbadmin/tsdb_admin.c, see readonly.go),
+// built with PGXS against the server's headers (Debian: postgresql-server-dev-<major>) and loaded
+// into every backend with session_preload_libraries.
+
+//go:embed tsdbadmin/tsdb_admin.c
+var extensionSource embed.FS
+
+const extensionName = "tsdb_admin"
+
+// extensionMakefile is the PGXS makefile; with_llvm=no: no JIT bitcode (needs clang).
+const extensionMakefile = `MODULE_big = tsdb_admin
+OBJS = tsdb_admin.o
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+`
+
+// EnvCacheDir names the directory where the extension is built (default: the user's cache
+// directory, dbcloud-emulator/pgext). A build is reused while its source and the server's version
+// are the same.
+const EnvCacheDir = "DBCLOUD_EMULATOR_CACHE"
+
+// buildExtension builds the extension for the server in binDir (or reuses the build of the same
+// source and server version) and copies it to dst, owned by the server's user. It answers how
+// long that took and whether it was built now.
+func (m *Manager) buildExtension(dst string) (took time.Duration, built bool, err error) {
+	began := time.Now()
+	src, err := extensionSource.ReadFile("tsdbadmin/tsdb_admin.c")
+	if err != nil {
+		return 0, false, fmt.Errorf("pgbackend: %w", err)
+	}
+	pgConfig := filepath.Join(m.binDir, "pg_config")
+	if !isExec(pgConfig) {
+		if p, err := exec.LookPath("pg_config"); err == nil {
+			pgConfig = p
+		}
+	}
+	version, err := exec.Command(pgConfig, "--version").Output()
+	if err != nil {
+		return 0, false, fmt.Errorf("pgbackend: %s --version: %w", pgConfig, err)
+	}
+	sum := sha256.New()
+	sum.Write(src)
+	sum.Write([]byte(extensionMakefile))
+	sum.Write(version)
+	key := hex.EncodeToString(sum.Sum(nil))[:16]
+	cache := os.Getenv(EnvCacheDir)
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		cache = filepath.Join(base, "dbcloud-emulator", "pgext")
+	}
+	dir := filepath.Join(cache, key)
+	so := filepath.Join(dir, extensionName+".so")
+	if _, err := os.Stat(so); err != nil {
+		if err := buildIn(dir, pgConfig, src, strings.TrimSpace(string(version))); err != nil {
+			return 0, false, err
+		}
+		built = true
+	}
+	data, err := os.ReadFile(so)
+	if err != nil {
+		return 0, false, fmt.Errorf("pgbackend: %w", err)
+	}
+	if err := m.writeFile(dst, data); err != nil {
+		return 0, false, err
+	}
+	return time.Since(began), built, nil
+}
+
+// buildIn builds the extension in a fresh directory and moves it to dir when it is complete (two
+// emulators building at once each finish their own).
+func buildIn(dir, pgConfig string, src []byte, version string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("pgbackend: %w", err)
+	}
+	work, err := os.MkdirTemp(filepath.Dir(dir), "build-")
+	if err != nil {
+		return fmt.Errorf("pgbackend: %w", err)
+	}
+	defer func() { _ = os.RemoveAll(work) }()
+	if err := errors.Join(
+		os.WriteFile(filepath.Join(work, extensionName+".c"), src, 0o644),
+		os.WriteFile(filepath.Join(work, "Makefile"), []byte(extensionMakefile), 0o644),
+	); err != nil {
+		return fmt.Errorf("pgbackend: %w", err)
+	}
+	pgxs, err := exec.Command(pgConfig, "--pgxs").Output()
+	if err == nil {
+		_, err = os.Stat(strings.TrimSpace(string(pgxs)))
+	}
+	if err != nil {
+		return fmt.Errorf("pgbackend: building the read-only extension needs PostgreSQL's server headers and PGXS (%s; "+
+			"Debian/Ubuntu: apt-get install postgresql-server-dev-<major>; scripts/test-deps.sh does): %w", version, err)
+	}
+	cmd := exec.Command("make", "--no-print-directory", "PG_CONFIG="+pgConfig, "with_llvm=no")
+	cmd.Dir = work
+	cmd.Env = childEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pgbackend: building the read-only extension (%s; needs make, a C compiler and "+
+			"postgresql-server-dev-<major>): %w\n%s", version, err, tail(out, 2000))
+	}
+	if _, err := os.Stat(filepath.Join(work, extensionName+".so")); err != nil {
+		return fmt.Errorf("pgbackend: building the read-only extension: %w", err)
+	}
+	if err := os.Rename(work, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, extensionName+".so")); serr == nil {
+			return nil // another emulator finished the same build first
+		}
+		return fmt.Errorf("pgbackend: %w", err)
+	}
+	return nil
+}
