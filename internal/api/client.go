@@ -137,6 +137,7 @@ func New(cfg Config) (*Client, error) {
 			limiter: NewLimiter(cfg.Limiter),
 			secrets: append(slices.Clone(secrets), cfg.AccessKey),
 			rand:    rand.Float64,
+			outage:  newOutageWatch(policy, u.String()),
 		}),
 		WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 			req.Header.Set("Authorization", auth)
@@ -184,6 +185,9 @@ func finish(op string, resp *http.Response, err error, out any, ok ...int) error
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
+		if o := outageErrorOf(op, err); o != nil {
+			return o
+		}
 		return &TransportError{Operation: op, NotSent: notSent(err), Err: err}
 	}
 	defer func() { _ = resp.Body.Close() }()
@@ -199,6 +203,9 @@ func finish(op string, resp *http.Response, err error, out any, ok ...int) error
 		}
 		if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 && apiErr.Message == "" {
 			apiErr.Message = fmt.Sprintf("the API redirected to %s, which the client does not follow: check base_url", loc)
+		}
+		if since, until, attempts, down := outageFromAnswer(resp); down {
+			return &OutageError{Operation: op, Since: since, Until: until, Attempts: attempts, Cause: apiErr}
 		}
 		return apiErr
 	}

@@ -94,14 +94,15 @@ func IsBadRequest(err error) bool { return StatusCode(err) == http.StatusBadRequ
 func IsRateLimited(err error) bool { return StatusCode(err) == http.StatusTooManyRequests }
 
 // IsAmbiguous reports whether a state-changing request may or may not have taken effect: the API
-// answered with a server error, or the connection failed after the request may have reached it.
+// answered with a server error other than 502 and 503 (which refuse a request without carrying it
+// out, see Refused), or the connection failed after the request may have reached it.
 // Such a create must be resolved by looking, never by sending it again.
 func IsAmbiguous(err error) bool {
 	if err == nil {
 		return false
 	}
 	if code := StatusCode(err); code != 0 {
-		return code >= 500
+		return code >= 500 && !Refused(code)
 	}
 	var tErr *TransportError
 	if errors.As(err, &tErr) {

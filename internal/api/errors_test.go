@@ -117,8 +117,8 @@ func TestAPIErrorNonJSONBody(t *testing.T) {
 	if strings.ContainsAny(text, "\r\n") {
 		t.Errorf("Error() = %q spans several lines", text)
 	}
-	if !IsAmbiguous(err) {
-		t.Errorf("a POST answered 502 must be ambiguous")
+	if IsAmbiguous(err) {
+		t.Errorf("a POST answered 502 was refused, not carried out: it must not be ambiguous")
 	}
 }
 
@@ -179,9 +179,14 @@ func TestErrorHelpersThroughWrapping(t *testing.T) {
 	if !IsRateLimited(&APIError{StatusCode: 429}) || IsAmbiguous(&APIError{StatusCode: 429}) {
 		t.Errorf("429 must be rate limited and not ambiguous")
 	}
-	for _, code := range []int{500, 502, 503, 504} {
+	for _, code := range []int{500, 504} {
 		if !IsAmbiguous(fmt.Errorf("w: %w", &APIError{StatusCode: code})) {
 			t.Errorf("%d is not ambiguous", code)
+		}
+	}
+	for _, code := range []int{502, 503} { // refused without being carried out
+		if IsAmbiguous(fmt.Errorf("w: %w", &APIError{StatusCode: code})) {
+			t.Errorf("%d is ambiguous", code)
 		}
 	}
 	for _, code := range []int{400, 401, 403, 404, 409} {

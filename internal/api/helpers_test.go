@@ -18,7 +18,7 @@ const (
 
 // fastRetry is a tiny retry policy so that retry tests take milliseconds.
 func fastRetry() *RetryPolicy {
-	return &RetryPolicy{MaxRetries: 3, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: 50 * time.Millisecond}
+	return &RetryPolicy{MaxRetries: 3, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: 50 * time.Millisecond, MaxElapsed: 400 * time.Millisecond}
 }
 
 // newTestClient starts an httptest server with h and a client for it (fast retries, short timeout).

@@ -21,26 +21,39 @@ import (
 )
 
 // RetryPolicy controls the client's retries.
+//
+// Time, not attempts, bounds the retries of an outage: a request answered 429, 502 or 503, a GET or
+// DELETE answered 504 or whose connection failed, and any request that provably never reached the API
+// (the connection was not made) is retried, with capped backoff (and Retry-After), for as long as its
+// budget lasts. MaxRetries bounds the retries of the errors that are not an outage (a GET or DELETE
+// answered 500).
 type RetryPolicy struct {
-	// MaxRetries is how many times a request that failed (a 5xx answer, a connection error) is
-	// retried after the first attempt. Answers of 429 are not counted: they are retried until the
-	// time budget runs out. 0 turns every retry off, 429s included.
+	// MaxRetries is how many times a GET or DELETE answered 500 is retried after the first attempt.
+	// Outage answers are not counted: they are retried until the budget runs out. 0 turns every retry
+	// off, outages and 429s included.
 	MaxRetries int
 	// WaitMin and WaitMax bound the exponential backoff between attempts.
 	WaitMin, WaitMax time.Duration
 	// MaxRetryAfter caps how long a Retry-After header may make the client wait.
 	MaxRetryAfter time.Duration
-	// MaxElapsed is the time budget of a request whose context has no deadline (default 5 minutes);
-	// with a deadline (an operation's timeout), the deadline is the budget. No retry starts whose wait
-	// would end past the budget.
+	// MaxElapsed is the time budget of a request whose context has no deadline (reads in a plan:
+	// refresh, data sources, list resources; default 5 minutes); with a deadline (an operation's
+	// timeout), the deadline is the budget. No retry starts whose wait would end past the budget.
 	MaxElapsed time.Duration
+	// ProgressEvery is how often, at most, the client logs that the API is still unavailable
+	// (default 30 s): once when an outage starts, then at most this often, and once when it ends.
+	ProgressEvery time.Duration
 }
 
 // DefaultRetryPolicy is the policy used when Config leaves it empty.
-var DefaultRetryPolicy = RetryPolicy{MaxRetries: 6, WaitMin: 500 * time.Millisecond, WaitMax: 20 * time.Second, MaxRetryAfter: 2 * time.Minute, MaxElapsed: 5 * time.Minute}
+var DefaultRetryPolicy = RetryPolicy{MaxRetries: 6, WaitMin: 500 * time.Millisecond, WaitMax: 15 * time.Second, MaxRetryAfter: 2 * time.Minute, MaxElapsed: DefaultMaxElapsed}
 
-// defaultMaxElapsed is the time budget when a policy leaves MaxElapsed zero.
-const defaultMaxElapsed = 5 * time.Minute
+// DefaultMaxElapsed is the time budget when a policy leaves MaxElapsed zero: how long a read in a plan
+// rides out an outage.
+const DefaultMaxElapsed = 5 * time.Minute
+
+// defaultProgressEvery is how often an outage is logged when a policy leaves ProgressEvery zero.
+const defaultProgressEvery = 30 * time.Second
 
 // idempotent methods are retried on connection errors and on 500/502/503/504; POST is not.
 func idempotent(method string) bool {
@@ -51,29 +64,48 @@ func idempotent(method string) bool {
 	return false
 }
 
+// verdict is what the retry rule says of one attempt.
+type verdict struct {
+	retry bool
+	// outage: the failure is the API being away (or rate limiting): retried until the budget runs out,
+	// not counted against MaxRetries.
+	outage bool
+}
+
 // shouldRetry is the retry rule:
-//   - every method: 429, and connection errors where the request provably never left (dial errors);
-//   - GET and DELETE also: any other connection error, 500, 502, 503 and 504.
+//   - every method: 429, 502 and 503 (the API refused the request without carrying it out), and
+//     connection errors where the request provably never left (dial errors): an outage;
+//   - GET and DELETE also: any other connection error and 504 (an outage), and 500 (counted against
+//     MaxRetries).
 //
-// A POST answered 5xx, or one whose connection broke after it was sent, is never sent again:
-// it may have taken effect.
-func shouldRetry(ctx context.Context, method string, resp *http.Response, err error) (bool, error) {
+// A POST answered 500 or 504, or one whose connection broke after it was sent, is never sent again:
+// it may have taken effect, and the caller resolves it by looking.
+func shouldRetry(ctx context.Context, method string, resp *http.Response, err error) (verdict, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return false, ctxErr
+		return verdict{}, ctxErr
 	}
 	if err != nil {
-		if notSent(err) {
-			return !permanent(err), nil
+		if permanent(err) {
+			return verdict{}, nil
 		}
-		return idempotent(method) && !permanent(err), nil
+		ok := notSent(err) || idempotent(method)
+		return verdict{retry: ok, outage: ok}, nil
 	}
 	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		return true, nil
-	case http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return idempotent(method), nil
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable:
+		return verdict{retry: true, outage: true}, nil
+	case http.StatusGatewayTimeout:
+		return verdict{retry: idempotent(method), outage: true}, nil
+	case http.StatusInternalServerError:
+		return verdict{retry: idempotent(method)}, nil
 	}
-	return false, nil
+	return verdict{}, nil
+}
+
+// Refused reports whether status means the API refused a request without carrying it out, so that
+// sending it again is safe: 429 (rate limited), 502 and 503 (the API is unavailable).
+func Refused(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusBadGateway || status == http.StatusServiceUnavailable
 }
 
 // notSent reports whether the request provably never reached the server.
@@ -119,25 +151,29 @@ func RetryDelay(attempt int, minWait, maxWait, retryAfter, maxRetryAfter time.Du
 }
 
 // retryAllowed is the pure budget rule: a retry whose wait of delay would end at or after the end of
-// the budget is not made; nor is a retry of a failure (not a 429) beyond MaxRetries; MaxRetries 0
-// turns every retry off. The budget ends at the context's deadline if it has one (hasDeadline), else
-// MaxElapsed after start.
-func retryAllowed(p RetryPolicy, rateLimited bool, failures int, start, now, deadline time.Time, hasDeadline bool, delay time.Duration) bool {
+// the budget is not made; nor is a retry of a failure that is not an outage beyond MaxRetries;
+// MaxRetries 0 turns every retry off. The budget ends at the context's deadline if it has one
+// (hasDeadline), else MaxElapsed after start.
+func retryAllowed(p RetryPolicy, outage bool, failures int, start, now, deadline time.Time, hasDeadline bool, delay time.Duration) bool {
 	if p.MaxRetries <= 0 {
 		return false
 	}
-	if !rateLimited && failures > p.MaxRetries {
+	if !outage && failures > p.MaxRetries {
 		return false
 	}
-	end := deadline
-	if !hasDeadline {
-		budget := p.MaxElapsed
-		if budget <= 0 {
-			budget = defaultMaxElapsed
-		}
-		end = start.Add(budget)
+	return now.Add(delay).Before(budgetEnd(p, start, deadline, hasDeadline))
+}
+
+// budgetEnd is when the retries of a request started at start must end.
+func budgetEnd(p RetryPolicy, start, deadline time.Time, hasDeadline bool) time.Time {
+	if hasDeadline {
+		return deadline
 	}
-	return now.Add(delay).Before(end)
+	budget := p.MaxElapsed
+	if budget <= 0 {
+		budget = DefaultMaxElapsed
+	}
+	return start.Add(budget)
 }
 
 // parseRetryAfter reads a Retry-After header (seconds or an HTTP date); -1 when absent or unreadable.
@@ -170,6 +206,8 @@ type retryingDoer struct {
 	// secrets are masked in error answers: the credentials (and the request's own secret values).
 	secrets []string
 	rand    func() float64
+	// outage is what the client knows of the API's availability, shared by its requests (outage.go).
+	outage *outageWatch
 }
 
 func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
@@ -178,13 +216,23 @@ func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 	deadline, hasDeadline := ctx.Deadline()
 	start := time.Now()
 	failures := 0
+	// down is when this request first met an outage (zero while it has not); attempts counts its
+	// attempts since then.
+	var down time.Time
+	var downAttempts int
 	// last is the last retriable answer, kept so that a budget that runs out while the request waits
 	// to be retried yields that answer (a 429, a 503) rather than a bare deadline error. It is dropped
 	// as soon as the next attempt is sent: a deadline met during an attempt is ambiguous for a POST.
 	var last *http.Response
+	var lastErr error // likewise, the last retriable connection error of an outage
 	giveUp := func(err error) (*http.Response, error) {
-		if last != nil && errors.Is(err, context.DeadlineExceeded) {
-			return d.maskErrorAnswer(req, last), nil
+		if errors.Is(err, context.DeadlineExceeded) {
+			switch {
+			case last != nil:
+				return d.outageAnswer(req, last, down, downAttempts), nil
+			case lastErr != nil:
+				return nil, &outageCause{since: down, until: time.Now(), attempts: downAttempts, err: lastErr}
+			}
 		}
 		return nil, err
 	}
@@ -200,29 +248,46 @@ func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 			}
 			areq.Body = body
 		}
-		last = nil
+		last, lastErr = nil, nil
 		resp, err := d.client.Do(areq)
 		now := time.Now()
 		retryAfter := parseRetryAfter(resp, now)
 		d.limiter.Observe(statusOf(resp), min(retryAfter, d.policy.MaxRetryAfter))
-		retry, cerr := shouldRetry(ctx, req.Method, resp, err)
+		v, cerr := shouldRetry(ctx, req.Method, resp, err)
 		if cerr != nil {
 			drainAndClose(resp)
 			return giveUp(cerr)
 		}
-		rateLimited := statusOf(resp) == http.StatusTooManyRequests
-		if retry && !rateLimited {
+		if v.outage && (v.retry || !down.IsZero()) {
+			if down.IsZero() {
+				down = now
+			}
+			downAttempts++
+		} else if !v.outage {
+			d.outage.answered(ctx, now)
+		}
+		if v.retry && !v.outage {
 			failures++
 		}
 		delay := RetryDelay(attempt-1, d.policy.WaitMin, d.policy.WaitMax, retryAfter, d.policy.MaxRetryAfter, d.rand())
-		if !retry || !retryAllowed(d.policy, rateLimited, failures, start, now, deadline, hasDeadline, delay) {
+		if !v.retry || !retryAllowed(d.policy, v.outage, failures, start, now, deadline, hasDeadline, delay) {
+			outageEnded := v.retry && v.outage && !down.IsZero()
 			if err != nil {
+				if outageEnded {
+					return nil, &outageCause{since: down, until: now, attempts: downAttempts, err: err}
+				}
 				if attempt > 1 {
 					err = fmt.Errorf("after %d attempts: %w", attempt, err)
 				}
 				return nil, err
 			}
+			if outageEnded {
+				return d.outageAnswer(req, resp, down, downAttempts), nil
+			}
 			return d.maskErrorAnswer(req, resp), nil
+		}
+		if v.outage {
+			d.outage.failed(ctx, now, req, resp, err, budgetEnd(d.policy, start, deadline, hasDeadline))
 		}
 		tflog.Debug(ctx, "dbcloud API: retrying request", map[string]any{
 			"method": req.Method, "url": req.URL.String(), "status": statusOf(resp), "error": errString(err),
@@ -230,11 +295,23 @@ func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 		})
 		if resp != nil {
 			last = buffered(resp)
+		} else {
+			lastErr = err
 		}
 		if err := sleepCtx(ctx, delay); err != nil {
 			return giveUp(err)
 		}
 	}
+}
+
+// outageAnswer is the masked error answer resp of a request whose budget ran out during an outage that
+// it met first at since, marked (outageHeader) so that finish reports an *OutageError.
+func (d *retryingDoer) outageAnswer(req *http.Request, resp *http.Response, since time.Time, attempts int) *http.Response {
+	resp = d.maskErrorAnswer(req, resp)
+	if !since.IsZero() {
+		resp.Header.Set(outageHeader, fmt.Sprintf("%d;%d;%d", since.UnixNano(), time.Now().UnixNano(), attempts))
+	}
+	return resp
 }
 
 // buffered reads resp's body (an error answer: small) into memory and closes the connection's body.

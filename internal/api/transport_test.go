@@ -61,22 +61,96 @@ func TestPOSTAnswered500IsSentOnceAndAmbiguous(t *testing.T) {
 	}
 }
 
-func TestPOSTAnsweredGatewayErrorsIsSentOnce(t *testing.T) {
-	for _, status := range []int{502, 503, 504} {
-		t.Run(strconv.Itoa(status), func(t *testing.T) {
+func TestPOSTAnswered504IsSentOnce(t *testing.T) {
+	rec := &recorder{}
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		rec.record(r)
+		writeJSON(w, 504, errorBody("GATEWAY_TIMEOUT", "upstream timed out"))
+	})
+	_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+	if n := rec.hits.Load(); n != 1 {
+		t.Errorf("POST answered 504 was sent %d times, want 1", n)
+	}
+	if StatusCode(err) != 504 || !IsAmbiguous(err) || IsOutage(err) {
+		t.Errorf("error %v: want an ambiguous 504", err)
+	}
+}
+
+// A POST answered 502 or 503 was refused without being carried out: it is sent again, beyond
+// MaxRetries, for as long as the budget lasts, and then fails with an *OutageError that is not
+// ambiguous and says for how long the API was unavailable.
+func TestPOSTAnsweredUnavailableIsRetriedForItsBudget(t *testing.T) {
+	for _, status := range []int{502, 503} {
+		t.Run(strconv.Itoa(status)+" then accepted", func(t *testing.T) {
+			rec := &recorder{}
+			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+				if rec.record(r) <= 8 {
+					writeJSON(w, status, errorBody("UNAVAILABLE", "try later"))
+					return
+				}
+				writeJSON(w, 202, `{"service_id":"svc1","status":"QUEUED"}`)
+			}, func(cfg *Config) { cfg.Retry.MaxElapsed = 10 * time.Second })
+			if _, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"}); err != nil {
+				t.Fatalf("CreateService: %v", err)
+			}
+			if n := int(rec.hits.Load()); n != 9 || n <= fastRetry().MaxRetries+1 {
+				t.Errorf("%d hits, want 9 (8 answers of %d, then the create)", n, status)
+			}
+		})
+		t.Run(strconv.Itoa(status)+" until the budget runs out", func(t *testing.T) {
 			rec := &recorder{}
 			c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 				rec.record(r)
 				writeJSON(w, status, errorBody("UNAVAILABLE", "try later"))
 			})
+			start := time.Now()
 			_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
-			if n := rec.hits.Load(); n != 1 {
-				t.Errorf("POST answered %d was sent %d times, want 1", status, n)
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("took %v with a budget of %v", d, fastRetry().MaxElapsed)
 			}
-			if StatusCode(err) != status || !IsAmbiguous(err) {
-				t.Errorf("error %v: want an ambiguous %d", err, status)
+			if n := int(rec.hits.Load()); n <= fastRetry().MaxRetries+1 {
+				t.Errorf("%d hits: an outage must be retried beyond MaxRetries", n)
+			}
+			var oErr *OutageError
+			if !errors.As(err, &oErr) || StatusCode(err) != status || IsAmbiguous(err) {
+				t.Fatalf("error %T %v: want an *OutageError of %d, not ambiguous", err, err, status)
+			}
+			if oErr.Attempts != int(rec.hits.Load()) || !strings.Contains(err.Error(), "the API was unavailable for") ||
+				!strings.Contains(err.Error(), "create service") || !strings.Contains(oErr.Hint(), "Running the same command again is safe") {
+				t.Errorf("error %q (attempts %d), hint %q", err, oErr.Attempts, oErr.Hint())
 			}
 		})
+	}
+}
+
+// A GET whose connections are dropped for longer than its budget fails with an *OutageError around
+// the *TransportError; one whose connections come back before is answered.
+func TestGETDroppedConnectionsRiddenOut(t *testing.T) {
+	for _, drops := range []int{12, 1 << 30} {
+		rec := &recorder{}
+		c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+			if rec.record(r) <= drops {
+				dropConnection(t, w)
+				return
+			}
+			writeJSON(w, 200, `{"service_id":"svc1"}`)
+		}, func(cfg *Config) {
+			if drops < 100 {
+				cfg.Retry.MaxElapsed = 10 * time.Second
+			}
+		})
+		_, err := c.GetService(context.Background(), "svc1")
+		if drops < 100 {
+			if err != nil {
+				t.Errorf("GetService after %d dropped connections: %v", drops, err)
+			}
+			continue
+		}
+		var oErr *OutageError
+		var tErr *TransportError
+		if !errors.As(err, &oErr) || !errors.As(err, &tErr) || int(rec.hits.Load()) <= fastRetry().MaxRetries+1 {
+			t.Errorf("error %T %v after %d hits: want an *OutageError around a *TransportError", err, err, rec.hits.Load())
+		}
 	}
 }
 
@@ -257,11 +331,12 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	}
 }
 
+// A GET answered 500 (not an outage) is retried MaxRetries times, and the last answer is the error.
 func TestRetriesExhaustedGiveTheLastAnswer(t *testing.T) {
 	rec := &recorder{}
 	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		n := rec.record(r)
-		writeJSON(w, 503, fmt.Sprintf(`{"code":"UNAVAILABLE","message":"attempt %d refused","details":"maintenance"}`, n))
+		writeJSON(w, 500, fmt.Sprintf(`{"code":"UNAVAILABLE","message":"attempt %d refused","details":"maintenance"}`, n))
 	})
 	_, err := c.GetService(context.Background(), "svc1")
 	maxRetries := fastRetry().MaxRetries
@@ -272,7 +347,7 @@ func TestRetriesExhaustedGiveTheLastAnswer(t *testing.T) {
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("%T %v is not an *APIError", err, err)
 	}
-	if apiErr.StatusCode != 503 || apiErr.Code != "UNAVAILABLE" || apiErr.Message != fmt.Sprintf("attempt %d refused", maxRetries+1) || apiErr.Details != "maintenance" {
+	if apiErr.StatusCode != 500 || apiErr.Code != "UNAVAILABLE" || apiErr.Message != fmt.Sprintf("attempt %d refused", maxRetries+1) || apiErr.Details != "maintenance" {
 		t.Errorf("APIError = %+v, want the last answer", *apiErr)
 	}
 }
@@ -364,11 +439,12 @@ func TestPOSTToClosedPortIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.CreateService(context.Background(), ServiceCreate{Name: "db"})
-	if n := int(counter.n.Load()); n != policy.MaxRetries+1 {
-		t.Errorf("%d attempts, want MaxRetries+1 = %d", n, policy.MaxRetries+1)
+	// A connection that cannot be made is an outage: retried beyond MaxRetries, until the budget ends.
+	if n := int(counter.n.Load()); n <= policy.MaxRetries+1 {
+		t.Errorf("%d attempts, want more than MaxRetries+1 = %d", n, policy.MaxRetries+1)
 	}
 	var tErr *TransportError
-	if !errors.As(err, &tErr) || !tErr.NotSent {
+	if !errors.As(err, &tErr) || !tErr.NotSent || !IsOutage(err) {
 		t.Fatalf("error %T %v: want a *TransportError that was not sent", err, err)
 	}
 	if IsAmbiguous(err) {
@@ -393,16 +469,17 @@ func TestPerRequestTimeout(t *testing.T) {
 			}
 		}
 	}
-	policy := &RetryPolicy{MaxRetries: 2, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: time.Second}
+	policy := &RetryPolicy{MaxRetries: 2, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond, MaxRetryAfter: time.Second, MaxElapsed: 700 * time.Millisecond}
 	short := func(cfg *Config) { cfg.Timeout = 100 * time.Millisecond; cfg.Retry = policy }
 
+	// An API that does not answer is an outage: a GET is retried until its budget runs out.
 	t.Run("GET is retried", func(t *testing.T) {
 		rec := &recorder{}
 		c, _ := newTestClient(t, slow(rec), short)
 		start := time.Now()
 		_, err := c.GetService(context.Background(), "svc1")
-		if n := int(rec.hits.Load()); n != policy.MaxRetries+1 {
-			t.Errorf("%d hits, want %d", n, policy.MaxRetries+1)
+		if n := int(rec.hits.Load()); n <= policy.MaxRetries+1 || !IsOutage(err) {
+			t.Errorf("%d hits, want more than %d, and an outage: %v", n, policy.MaxRetries+1, err)
 		}
 		var tErr *TransportError
 		if !errors.As(err, &tErr) {
@@ -601,7 +678,7 @@ func TestRetryAllowed(t *testing.T) {
 	cases := []struct {
 		name        string
 		policy      RetryPolicy
-		rateLimited bool
+		outage      bool // a 429, 502, 503 or a failed connection: not counted
 		failures    int
 		now         time.Duration // since start
 		hasDeadline bool
@@ -611,6 +688,7 @@ func TestRetryAllowed(t *testing.T) {
 		{"failure within the count", p, false, 3, time.Second, false, time.Second, true},
 		{"failure beyond the count", p, false, 4, time.Second, false, time.Second, false},
 		{"429s are not counted", p, true, 0, 30 * time.Second, false, time.Second, true},
+		{"an outage is not counted", p, true, 40, 30 * time.Second, false, time.Second, true},
 		{"429 past MaxElapsed", p, true, 0, 59 * time.Second, false, 2 * time.Second, false},
 		{"429 within the deadline, past MaxElapsed", p, true, 0, 5 * time.Minute, true, time.Second, true},
 		{"429 whose wait ends at the deadline", p, true, 0, 10*time.Minute - time.Second, true, time.Second, false},
@@ -620,7 +698,7 @@ func TestRetryAllowed(t *testing.T) {
 		{"MaxElapsed 0 means the default, exhausted", RetryPolicy{MaxRetries: 1}, true, 0, 5 * time.Minute, false, time.Second, false},
 	}
 	for _, c := range cases {
-		got := retryAllowed(c.policy, c.rateLimited, c.failures, start, start.Add(c.now), deadline, c.hasDeadline, c.delay)
+		got := retryAllowed(c.policy, c.outage, c.failures, start, start.Add(c.now), deadline, c.hasDeadline, c.delay)
 		if got != c.want {
 			t.Errorf("%s: retryAllowed = %v, want %v", c.name, got, c.want)
 		}
@@ -669,11 +747,11 @@ func TestShouldRetry(t *testing.T) {
 		// answers
 		{"POST", 429, nil, true}, {"GET", 429, nil, true}, {"DELETE", 429, nil, true},
 		{"POST", 500, nil, false}, {"GET", 500, nil, true}, {"DELETE", 500, nil, true},
-		{"POST", 502, nil, false}, {"POST", 503, nil, false}, {"POST", 504, nil, false},
+		{"POST", 502, nil, true}, {"POST", 503, nil, true}, {"POST", 504, nil, false}, // 502/503: refused, nothing done
 		{"GET", 502, nil, true}, {"GET", 503, nil, true}, {"GET", 504, nil, true},
 		{"DELETE", 502, nil, true}, {"DELETE", 503, nil, true}, {"DELETE", 504, nil, true},
 		{"PUT", 503, nil, true}, {"HEAD", 503, nil, true},
-		{"", 503, nil, false}, // unknown method: treated like POST
+		{"", 503, nil, true}, {"", 504, nil, false}, // unknown method: treated like POST
 		{"GET", 200, nil, false}, {"POST", 202, nil, false}, {"GET", 404, nil, false}, {"POST", 409, nil, false},
 		{"GET", 400, nil, false}, {"GET", 401, nil, false}, {"GET", 403, nil, false}, {"GET", 501, nil, false},
 		// connection errors
@@ -688,18 +766,19 @@ func TestShouldRetry(t *testing.T) {
 		if c.err == nil {
 			resp = &http.Response{StatusCode: c.status, Header: http.Header{}}
 		}
-		got, err := shouldRetry(context.Background(), c.method, resp, c.err)
-		if got != c.want || err != nil {
+		v, err := shouldRetry(context.Background(), c.method, resp, c.err)
+		// Every retried failure is an outage but a 500, which counts against MaxRetries.
+		if got := v.retry; got != c.want || err != nil || (got && v.outage != (c.status != 500)) {
 			t.Errorf("shouldRetry(%q, %d, %v) = %v, %v; want %v", c.method, c.status, c.err, got, err, c.want)
 		}
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if got, err := shouldRetry(ctx, "GET", &http.Response{StatusCode: 503}, nil); got || !errors.Is(err, context.Canceled) {
+	if got, err := shouldRetry(ctx, "GET", &http.Response{StatusCode: 503}, nil); got.retry || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: shouldRetry = %v, %v", got, err)
 	}
-	if got, err := shouldRetry(ctx, "POST", nil, dialErr); got || err == nil {
+	if got, err := shouldRetry(ctx, "POST", nil, dialErr); got.retry || err == nil {
 		t.Errorf("cancelled context with a dial error: shouldRetry = %v, %v", got, err)
 	}
 }

@@ -156,7 +156,8 @@ type Emulator struct {
 	faultRand  *rand.Rand
 	idRand     *rand.Rand
 	scripted   []*scriptedFault
-	modes      modeState // fault modes (faults.go)
+	modes      modeState   // fault modes (faults.go)
+	outage     outageState // outage.go
 	requests   []Request
 	state      map[string]*projectState
 	usedIDs    map[string]bool
@@ -235,6 +236,10 @@ func (e *Emulator) setFaultsLocked(f Faults) {
 
 // ServeHTTP serves the API under BasePath (/v1).
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == OutagePath {
+		e.serveOutageControl(w, r)
+		return
+	}
 	started := time.Now()
 	e.mu.Lock()
 	at := e.now()
@@ -286,11 +291,17 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.serve(sw, r, rt)
 }
 
-// serve runs the chain after the request log: latency, auth, routing, validation, faults, handler.
+// serve runs the chain after the request log: an outage (outage.go), latency, auth, routing,
+// validation, faults, handler.
 func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
 	e.mu.Lock()
 	latency := e.faults.Latency
+	outage, down := e.outageLocked(rt.operationID, r.Method)
 	e.mu.Unlock()
+	if down {
+		applyOutage(w, outage)
+		return
+	}
 	if latency > 0 {
 		sleepCtx(r.Context(), latency)
 		if r.Context().Err() != nil {

@@ -44,7 +44,10 @@ import (
 //   - the fault met by each request: a function of the seed, the terraform run, the operation, the
 //     object and the request's rank among the run's requests of that operation on that object. How
 //     many polls a wait makes depends on the machine's speed: a slow machine sees more reads, each
-//     meeting the fault of its rank.
+//     meeting the fault of its rank;
+//   - outage windows (chaosOutage): in the runs that are not interrupted, a seeded request may start
+//     2 to 8 s of outage (every request answered 503, or connections dropped, nothing carried out),
+//     which the run must ride out.
 //
 // Seeds: CHAOS_SEED=17 or CHAOS_SEED=3,17 runs those seeds; CHAOS_SEEDS=N runs seeds 1..N; neither
 // runs chaosDefaultSeeds (the seeds `make test` runs). `make chaos SEEDS=50`, `make chaos SEED=17`.
@@ -259,6 +262,21 @@ func chaosFault(seed int64, run, key string, ri emulator.RequestInfo, rank int, 
 	return 0, false
 }
 
+// chaosOutage is the outage window a request of the runs that are not interrupted (the re-runs and
+// the plans after them) may start: at 3% of the requests, at most one window per run, of 2 to 8 s,
+// every request answered 503 or every connection dropped.
+func chaosOutage(seed int64, run, key string, rank int) (emulator.Outage, bool) {
+	if chaosDraw(seed, run, key, rank, "outage") >= 0.03 {
+		return emulator.Outage{}, false
+	}
+	kind := emulator.OutageUnavailable
+	if chaosDraw(seed, run, key, rank, "outage-kind") < 0.5 {
+		kind = emulator.OutageDrop
+	}
+	d := 2*time.Second + time.Duration(chaosDraw(seed, run, key, rank, "outage-length")*float64(6*time.Second))
+	return emulator.Outage{Kind: kind, Duration: d}, true
+}
+
 // chaosCounters are the figures of one seed (or of all).
 type chaosCounters struct {
 	runs, commands, interrupts, notReached, requests  int
@@ -323,6 +341,7 @@ type chaosRun struct {
 	fired       bool           // the current run met its interrupt point
 	next        bool           // the SIGINT comes at the next request (see intercept)
 	attaches    []*chaosAttach // attaches under way (see chaosAttach)
+	outage      bool           // the current run has had its outage window (see chaosOutage)
 	counters    chaosCounters
 }
 
@@ -341,6 +360,15 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 		fire := c.fire
 		return emulator.Decision{Fault: emulator.FaultDrop, Inject: true, Hold: true, HoldMax: time.Minute,
 			Committed: func(emulator.RequestInfo) { close(fire) }}
+	}
+	if !c.interrupted && !c.outage {
+		if o, ok := chaosOutage(c.seed, c.run, key, rank); ok {
+			// An outage window: from this request on (this one is served), every request is answered
+			// 503 or dropped, nothing carried out; the run must ride it out and succeed.
+			c.outage = true
+			c.counters.faults["outage-"+o.Kind.String()]++
+			c.srv.SetOutage(o)
+		}
 	}
 	var d emulator.Decision
 	if st := c.trigger; st != nil && key == st.trigger.key() && rank == st.trigger.k {
@@ -422,6 +450,7 @@ func (c *chaosRun) arm(run string, interrupted bool, st *chaosStep) chan struct{
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.run, c.interrupted, c.ranks, c.trigger, c.fired, c.next = run, interrupted, map[string]int{}, st, false, false
+	c.outage = false
 	c.fire = make(chan struct{})
 	return c.fire
 }

@@ -16,21 +16,32 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // createCall is a create: what a lost answer needs to know of the time before it (before; nil: the
 // start time is enough), the call, and how to find the object it made (find, through
 // wait.FindCreated). The call fills in lc itself when it lists only once it may send (a replica set,
 // after its service is READY); sent says whether its error is the create call's own (a call that
-// waits first may fail before it sends anything).
+// waits first may fail before it sends anything, and only a sent call is looked for). A lost answer is
+// resolved by wait.Create: found, the object is adopted; proven not made, the call is sent again; a
+// fork (once) is looked for and never sent again.
 type createCall[T any] struct {
 	kind   string
+	once   bool
 	before func(ctx context.Context) (lostCreate, error)
 	call   func(ctx context.Context, lc *lostCreate) (_ *T, sent bool, _ error)
 	find   func(ctx context.Context, lc lostCreate, cause error) (*T, error)
 }
 
-// do sends the create. adopted says the object was found after a lost answer.
+// unsentError is a create's error from before its call was sent (a wait that failed): never a lost
+// answer to look for.
+type unsentError struct{ err error }
+
+func (e *unsentError) Error() string { return e.err.Error() }
+
+// do sends the create. adopted says the object was found after a lost answer; sent, that the last
+// error is the create call's own.
 func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, adopted bool, err error) {
 	lc.Started = time.Now()
 	if c.before != nil {
@@ -39,14 +50,28 @@ func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, ado
 		}
 		lc.Started = time.Now()
 	}
-	obj, sent, err = c.call(ctx, &lc)
-	if err != nil && sent && api.IsAmbiguous(err) {
-		tflog.Warn(ctx, "dbcloud: the create answer was lost; looking for the new object instead of creating it again",
-			map[string]any{"kind": c.kind, "error": err.Error()})
-		obj, err = c.find(ctx, lc, err)
-		adopted = err == nil
+	find := func(ctx context.Context, cause error) (*T, error) { return c.find(ctx, lc, cause) }
+	if c.once {
+		obj, sent, err = c.call(ctx, &lc)
+		if err != nil && sent && api.IsAmbiguous(err) {
+			tflog.Warn(ctx, "dbcloud: the answer was lost; looking for the new object instead of sending the call again",
+				map[string]any{"kind": c.kind, "error": err.Error()})
+			obj, err = find(ctx, err)
+			adopted = err == nil
+		}
+		return obj, lc, sent, adopted, err
 	}
-	return obj, lc, sent, adopted, err
+	obj, adopted, err = wait.Create(ctx, func(ctx context.Context) (*T, error) {
+		o, s, e := c.call(ctx, &lc)
+		if sent = s; e != nil && !s {
+			return o, &unsentError{e}
+		}
+		return o, e
+	}, find)
+	if unsent, ok := err.(*unsentError); ok {
+		err = unsent.err
+	}
+	return obj, lc, sent, adopted && err == nil, err
 }
 
 // createSteps is what a resource gives createResource: its create (call and find), the id of a

@@ -22,6 +22,10 @@ import (
 // errorDetail is the text of a diagnostic for err: the operation, HTTP status, the API's code, message and
 // details (all in err's text), then what to do.
 func errorDetail(err error) string {
+	var outage *api.OutageError
+	if errors.As(err, &outage) {
+		return err.Error() + "\n\n" + outage.Hint()
+	}
 	var apiErr *api.APIError
 	if errors.As(err, &apiErr) {
 		if hint := apiErr.Hint(); hint != "" {

@@ -31,6 +31,7 @@ const (
 	EnvMaxRetries     = "DBCLOUD_MAX_RETRIES"
 	EnvRequestTimeout = "DBCLOUD_REQUEST_TIMEOUT"
 	EnvUserAgent      = "DBCLOUD_USER_AGENT"
+	EnvOutageTimeout  = "DBCLOUD_OUTAGE_TIMEOUT"
 )
 
 // Bounds of the settings: beyond them a value is a mistake, not a wish.
@@ -196,6 +197,7 @@ type pipelineSettings struct {
 	MaxRetries     types.Int64  `tfsdk:"max_retries"`
 	RequestTimeout types.String `tfsdk:"request_timeout"`
 	UserAgent      types.String `tfsdk:"user_agent"`
+	OutageTimeout  types.String `tfsdk:"outage_timeout"`
 }
 
 // pipelineSettingsAttributes are the schema attributes of pipelineSettings.
@@ -203,12 +205,22 @@ func pipelineSettingsAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"max_retries": schema.Int64Attribute{
 			Optional: true,
-			MarkdownDescription: fmt.Sprintf("How many times a request that failed is retried: reads and deletes after a "+
-				"server error (500, 502, 503, 504) or a lost connection, any request that provably never reached the API. "+
-				"A create or change whose answer is lost is never sent again blindly. Answers of 429 (rate limited) are not "+
-				"counted: they are retried, with every request of the provider slowing down together, until the "+
-				"operation's timeout. `0` turns retries off, 429s included. Default %d, at most %d. Environment variable: `%s`.",
+			MarkdownDescription: fmt.Sprintf("How many times a read or delete answered 500 (a server error that is not an "+
+				"outage) is retried. An outage is not counted: answers of 429, 502 and 503, a read or delete answered 504 or "+
+				"whose connection failed, and any request that provably never reached the API are retried for as long as the "+
+				"operation's time budget lasts (the resource's `timeouts`, else `outage_timeout`). A create or change whose "+
+				"answer is lost is never sent again blindly: the provider looks first. `0` turns every retry off, outages and "+
+				"429s included. Default %d, at most %d. Environment variable: `%s`.",
 				api.DefaultRetryPolicy.MaxRetries, maxMaxRetries, EnvMaxRetries),
+		},
+		"outage_timeout": schema.StringAttribute{
+			Optional: true,
+			MarkdownDescription: fmt.Sprintf("How long a request that no `timeouts` block bounds rides out an API outage "+
+				"(every request answered 503 or 502, or connections failing) before it fails: the reads of a plan (refresh, "+
+				"data sources, list resources, `terraform query`), ephemeral resources and the creates of resources without "+
+				"`timeouts`. A duration such as `90s` or `10m` (from %s to %s). Creates, updates, deletes and waits of resources "+
+				"with `timeouts` ride out an outage until their timeout. Default `%s`. Environment variable: `%s`.",
+				minRequestTimeout, maxRequestTimeout, api.DefaultMaxElapsed, EnvOutageTimeout),
 		},
 		"request_timeout": schema.StringAttribute{
 			Optional: true,
@@ -229,6 +241,7 @@ func pipelineSettingsAttributes() map[string]schema.Attribute {
 type clientSettings struct {
 	maxRetries      *int          // nil: the default
 	requestTimeout  time.Duration // 0: the default
+	outageTimeout   time.Duration // 0: the default
 	userAgentSuffix string
 }
 
@@ -238,6 +251,7 @@ func readPipelineSettings(s pipelineSettings, diags *diag.Diagnostics) clientSet
 	var out clientSettings
 	for name, unknown := range map[string]bool{
 		"max_retries": s.MaxRetries.IsUnknown(), "request_timeout": s.RequestTimeout.IsUnknown(), "user_agent": s.UserAgent.IsUnknown(),
+		"outage_timeout": s.OutageTimeout.IsUnknown(),
 	} {
 		if unknown {
 			diags.AddAttributeError(path.Root(name), "Unknown provider setting",
@@ -259,23 +273,8 @@ func readPipelineSettings(s pipelineSettings, diags *diag.Diagnostics) clientSet
 		out.maxRetries = checkMaxRetries(n, EnvMaxRetries, diags)
 	}
 
-	timeout, from := settingFrom(s.RequestTimeout, EnvRequestTimeout), "request_timeout"
-	if s.RequestTimeout.IsNull() || s.RequestTimeout.ValueString() == "" {
-		from = EnvRequestTimeout
-	}
-	if timeout = strings.TrimSpace(timeout); timeout != "" {
-		d, err := time.ParseDuration(timeout)
-		switch {
-		case err != nil:
-			diags.AddAttributeError(path.Root("request_timeout"), "Invalid "+from,
-				fmt.Sprintf("%s must be a duration with a unit, such as \"60s\", \"90s\" or \"2m\", got %q.", from, timeout))
-		case d < minRequestTimeout || d > maxRequestTimeout:
-			diags.AddAttributeError(path.Root("request_timeout"), "Invalid "+from,
-				fmt.Sprintf("%s must be from %s to %s, got %q.", from, minRequestTimeout, maxRequestTimeout, timeout))
-		default:
-			out.requestTimeout = d
-		}
-	}
+	out.requestTimeout = readDurationSetting(s.RequestTimeout, "request_timeout", EnvRequestTimeout, diags)
+	out.outageTimeout = readDurationSetting(s.OutageTimeout, "outage_timeout", EnvOutageTimeout, diags)
 
 	suffix := strings.TrimSpace(settingFrom(s.UserAgent, EnvUserAgent))
 	if strings.ContainsAny(suffix, "\r\n\x00") {
@@ -285,6 +284,30 @@ func readPipelineSettings(s pipelineSettings, diags *diag.Diagnostics) clientSet
 		out.userAgentSuffix = suffix
 	}
 	return out
+}
+
+// readDurationSetting reads a duration setting (from minRequestTimeout to maxRequestTimeout) from the
+// configuration, else the environment variable env; 0 when neither sets it or the value is not valid.
+func readDurationSetting(v types.String, name, env string, diags *diag.Diagnostics) time.Duration {
+	timeout, from := settingFrom(v, env), name
+	if v.IsNull() || v.ValueString() == "" {
+		from = env
+	}
+	if timeout = strings.TrimSpace(timeout); timeout == "" {
+		return 0
+	}
+	d, err := time.ParseDuration(timeout)
+	switch {
+	case err != nil:
+		diags.AddAttributeError(path.Root(name), "Invalid "+from,
+			fmt.Sprintf("%s must be a duration with a unit, such as \"60s\", \"90s\" or \"2m\", got %q.", from, timeout))
+	case d < minRequestTimeout || d > maxRequestTimeout:
+		diags.AddAttributeError(path.Root(name), "Invalid "+from,
+			fmt.Sprintf("%s must be from %s to %s, got %q.", from, minRequestTimeout, maxRequestTimeout, timeout))
+	default:
+		return d
+	}
+	return 0
 }
 
 func checkMaxRetries(n int64, from string, diags *diag.Diagnostics) *int {
@@ -302,7 +325,7 @@ func checkMaxRetries(n int64, from string, diags *diag.Diagnostics) *int {
 func (s clientSettings) apply(cfg *api.Config, base *api.RetryPolicy) {
 	cfg.UserAgentSuffix = s.userAgentSuffix
 	cfg.Timeout = s.requestTimeout
-	if s.maxRetries == nil {
+	if s.maxRetries == nil && s.outageTimeout == 0 {
 		cfg.Retry = base
 		return
 	}
@@ -310,6 +333,11 @@ func (s clientSettings) apply(cfg *api.Config, base *api.RetryPolicy) {
 	if base != nil {
 		policy = *base
 	}
-	policy.MaxRetries = *s.maxRetries
+	if s.maxRetries != nil {
+		policy.MaxRetries = *s.maxRetries
+	}
+	if s.outageTimeout > 0 {
+		policy.MaxElapsed = s.outageTimeout
+	}
 	cfg.Retry = &policy
 }

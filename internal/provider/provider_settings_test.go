@@ -10,9 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
 // configureAs runs Configure as Terraform terraformVersion would, with fast client retries (unless
@@ -44,7 +47,7 @@ func configureAs(t *testing.T, terraformVersion string, values map[string]any) *
 
 func clearSettingsEnv(t *testing.T) {
 	clearEnv(t)
-	for _, e := range []string{EnvMaxRetries, EnvRequestTimeout, EnvUserAgent} {
+	for _, e := range []string{EnvMaxRetries, EnvRequestTimeout, EnvUserAgent, EnvOutageTimeout} {
 		t.Setenv(e, "")
 	}
 }
@@ -69,10 +72,43 @@ func newSettingsServer(t *testing.T, answer http.HandlerFunc) (*settingsServer, 
 	return s, srv.URL + "/v1"
 }
 
+// serverError answers 500: an error that is not an outage, retried max_retries times.
+func serverError(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write([]byte(`{"code":"INTERNAL","message":"failed"}`))
+}
+
+// unavailable answers 503: an outage, retried until the budget runs out.
 func unavailable(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write([]byte(`{"code":"UNAVAILABLE","message":"busy"}`))
+}
+
+// outage_timeout bounds how long a read without a deadline rides out an outage, far beyond
+// max_retries; the error says for how long the API was unavailable and that running again is safe.
+func TestProviderSettings_OutageTimeout(t *testing.T) {
+	clearSettingsEnv(t)
+	srv, url := newSettingsServer(t, unavailable)
+	pd := providerClient(t, configureAs(t, "1.11.4", settingsConfig(url, map[string]any{"max_retries": int64(1), "outage_timeout": "2s"})))
+	start := time.Now()
+	_, err := pd.client.ListServices(context.Background())
+	took := time.Since(start)
+	if !api.IsOutage(err) || took < time.Second || took > 10*time.Second {
+		t.Fatalf("after %v: %v; want an outage error after about 2s", took, err)
+	}
+	if n := srv.hits.Load(); n <= 2 {
+		t.Errorf("%d requests: an outage is retried beyond max_retries", n)
+	}
+	var diags diag.Diagnostics
+	pd.addError(context.Background(), &diags, "Could not read services", err)
+	text := diags[0].Detail()
+	for _, want := range []string{"the API was unavailable for", "HTTP 503", "Running the same command again is safe", "outage_timeout"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the diagnostic lacks %q:\n%s", want, text)
+		}
+	}
 }
 
 func settingsConfig(baseURL string, extra map[string]any) map[string]any {
@@ -93,12 +129,12 @@ func providerClient(t *testing.T, resp *provider.ConfigureResponse) *providerDat
 
 func TestProviderSettings_FromConfig(t *testing.T) {
 	clearSettingsEnv(t)
-	srv, url := newSettingsServer(t, unavailable)
+	srv, url := newSettingsServer(t, serverError)
 	pd := providerClient(t, configureAs(t, "1.11.4", settingsConfig(url, map[string]any{
 		"max_retries": int64(2), "request_timeout": "30s", "user_agent": "pipeline/nightly",
 	})))
 	if _, err := pd.client.ListServices(context.Background()); err == nil {
-		t.Fatal("want the 503 error")
+		t.Fatal("want the 500 error")
 	}
 	if n := srv.hits.Load(); n != 3 {
 		t.Errorf("%d requests with max_retries = 2, want 3", n)
@@ -114,6 +150,7 @@ func TestProviderSettings_EnvFallbacks(t *testing.T) {
 	t.Setenv(EnvMaxRetries, "1")
 	t.Setenv(EnvRequestTimeout, "1s")
 	t.Setenv(EnvUserAgent, "ci/job-7")
+	t.Setenv(EnvOutageTimeout, "2500ms")
 	srv, url := newSettingsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		select { // slower than the request timeout of 1s
 		case <-r.Context().Done():
@@ -126,13 +163,14 @@ func TestProviderSettings_EnvFallbacks(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Timeout") && !strings.Contains(err.Error(), "deadline") {
 		t.Errorf("error %v: want a request timeout", err)
 	}
-	// Two attempts of 1s and a retry wait of at most 0.5s; without the request timeout each attempt
-	// would last the server's 3s (6s for two), so the upper bound leaves a busy machine its margin.
+	// An API that does not answer is an outage: attempts of 1s, retried (beyond max_retries) until the
+	// outage budget of 2.5s runs out; without the request timeout the first attempt alone would last
+	// the server's 3s.
 	if d := time.Since(start); d < 2*time.Second || d > 5*time.Second {
-		t.Errorf("two attempts of 1s took %v", d)
+		t.Errorf("attempts of 1s within a budget of 2.5s took %v", d)
 	}
-	if n := srv.hits.Load(); n != 2 {
-		t.Errorf("%d requests with %s=1, want 2", n, EnvMaxRetries)
+	if n := srv.hits.Load(); n < 2 || !api.IsOutage(err) {
+		t.Errorf("%d requests with %s=1: want at least 2, and an outage error: %v", n, EnvMaxRetries, err)
 	}
 	if ua := srv.userAgents[0]; !strings.HasSuffix(ua, " Terraform/1.10.0 ci/job-7") {
 		t.Errorf("User-Agent = %q", ua)
@@ -143,7 +181,7 @@ func TestProviderSettings_ConfigWinsOverEnv(t *testing.T) {
 	clearSettingsEnv(t)
 	t.Setenv(EnvMaxRetries, "5")
 	t.Setenv(EnvUserAgent, "from-env")
-	srv, url := newSettingsServer(t, unavailable)
+	srv, url := newSettingsServer(t, serverError)
 	pd := providerClient(t, configureAs(t, "1.11.4", settingsConfig(url, map[string]any{"max_retries": int64(0), "user_agent": "from-config"})))
 	_, _ = pd.client.ListServices(context.Background())
 	if n := srv.hits.Load(); n != 1 {
@@ -156,7 +194,7 @@ func TestProviderSettings_ConfigWinsOverEnv(t *testing.T) {
 
 func TestProviderSettings_Defaults(t *testing.T) {
 	clearSettingsEnv(t)
-	srv, url := newSettingsServer(t, unavailable)
+	srv, url := newSettingsServer(t, serverError)
 	pd := providerClient(t, configureAs(t, "1.11.4", settingsConfig(url, nil)))
 	_, _ = pd.client.ListServices(context.Background())
 	if n := int(srv.hits.Load()); n != testRetry.MaxRetries+1 {

@@ -116,7 +116,7 @@ func TestServiceReadCacheMissIsConfirmedByGet(t *testing.T) {
 
 func TestServiceReadCacheListFailureFallsBackToGet(t *testing.T) {
 	env := newReadCacheEnv(t, 2, nil)
-	env.srv.InjectFault("listServices", emulator.FaultBadGateway, 100)
+	env.srv.InjectFault("listServices", emulator.FaultServerError, 100)
 	svc, err := env.cache.GetService(context.Background(), env.ids[1])
 	if err != nil || deref(svc.ServiceID) != env.ids[1] {
 		t.Fatalf("GetService = %v, %v: want the GET's record", svc, err)

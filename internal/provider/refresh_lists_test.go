@@ -196,7 +196,7 @@ func TestReadCacheFailedListFallsBackToSingleRead(t *testing.T) {
 	c := env.cache
 	sid, vid := env.ids[1], env.vpcs[0]
 	for _, op := range []string{"listServices", "listVPCs", "listPeerings"} {
-		env.srv.InjectFault(op, emulator.FaultBadGateway, 1000)
+		env.srv.InjectFault(op, emulator.FaultServerError, 1000)
 	}
 	if rs, err := c.GetReplicaSet(ctx, sid, env.sets[sid]); err != nil || deref(rs.ID) != env.sets[sid] {
 		t.Errorf("GetReplicaSet = %v, %v: want the single read's record", rs, err)

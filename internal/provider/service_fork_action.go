@@ -267,7 +267,7 @@ func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name stri
 	}
 	r.progress("forking service %s (%q, %s) into a new service %q, strategy %s", sourceID, deref(src.Name), serviceStatus(src), name, strategy)
 	// The resources' create (create.go): a lost answer is looked for by the name, never forked again.
-	fork, _, sent, _, err := createCall[api.Service]{kind: "service fork",
+	fork, _, sent, _, err := createCall[api.Service]{kind: "service fork", once: true,
 		call: func(ctx context.Context, _ *lostCreate) (*api.Service, bool, error) {
 			return forkWhenReady(ctx, pd, sourceID, body)
 		},

@@ -135,6 +135,7 @@ func (r *serviceResource) createCall(ctx context.Context, plan serviceResourceMo
 		diags.AddAttributeError(path.Root("fork").AtName("target_time"), "Invalid fork.target_time", err.Error())
 		return c, "", false
 	}
+	c.once = true // a fork whose answer was lost is looked for, never sent again
 	c.call = func(ctx context.Context, _ *lostCreate) (*api.Service, bool, error) {
 		return forkWhenReady(ctx, pd, fork.SourceServiceID.ValueString(), body)
 	}

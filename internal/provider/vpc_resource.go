@@ -134,7 +134,21 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		return
 	}
 	if !plan.Name.Equal(state.Name) {
-		vpc, err := r.pd.client.RenameVPC(ctx, state.ID.ValueString(), plan.Name.ValueString())
+		// A lost answer (an outage's dropped connection) is followed by a look, then the rename again.
+		id, name := state.ID.ValueString(), plan.Name.ValueString()
+		var vpc *api.VPC
+		err := wait.WhileBusy(ctx, r.pd.backoff, wait.Busy{
+			What: "the API to rename VPC " + id, MaxRetries: 5,
+			Call: func(ctx context.Context) (err error) { vpc, err = r.pd.client.RenameVPC(ctx, id, name); return err },
+			Applied: func(ctx context.Context) bool {
+				v, err := r.pd.client.GetVPC(ctx, id)
+				if err != nil || deref(v.Name) != name {
+					return false
+				}
+				vpc = v
+				return true
+			},
+		})
 		if err != nil {
 			r.pd.updateFailed(ctx, &resp.Diagnostics, "Could not rename VPC", "VPC "+state.ID.ValueString(), err)
 			return

@@ -189,27 +189,52 @@ func (e *NotCreatedError) Error() string {
 
 func (e *NotCreatedError) Unwrap() error { return e.Cause }
 
+// IsNotCreated reports whether err is a look that proved a lost create was not made (*NotCreatedError):
+// sending the create again is safe.
+func IsNotCreated(err error) bool {
+	var notCreated *NotCreatedError
+	return errors.As(err, &notCreated)
+}
+
 // FindCreated resolves a create whose answer was lost (cause) by looking, never by sending the create
-// again. It looks on a context that Ctrl-C does not cancel, for at most LookFor, with backoff b.
-// Exactly one match: it is the one (found). None: *NotCreatedError. Several: an error naming them.
-// The list kept failing: *UnresolvedError.
+// again. It looks with backoff b on a context that neither Ctrl-C nor the end of the operation's timeout
+// cancels (lookContext), and rides out an outage: while the list fails, it keeps looking, each list
+// retried by the client for its whole budget. Once the API answers, exactly one match is the one
+// (found); none for LookFor after the first answer: *NotCreatedError, and sending the create again is
+// safe; several: an error naming them. The look could not finish (the list kept failing until the
+// budget ran out): *UnresolvedError.
 func FindCreated[T any](ctx context.Context, b Backoff, c Created[T], cause error) (*T, error) {
-	ctx, cancel := Detached(ctx, LookFor+30*time.Second)
+	ctx, cancel := lookContext(ctx)
 	defer cancel()
 	var lastErr error
+	var firstAnswer time.Time
+	failures := 0
+	unresolved := func(err error) error {
+		return &UnresolvedError{Kind: c.Kind, Name: c.Name, Cause: cause, ListErr: err}
+	}
 	w := Waiter[*T]{
 		What:         fmt.Sprintf("%s %q made by a create whose answer was lost", c.Kind, c.Name),
-		Timeout:      LookFor,
 		Backoff:      b,
 		MaxTransient: math.MaxInt,
 		Poll: func(ctx context.Context) (PollResult[*T], error) {
 			found, err := FindMatching(ctx, c.List, c.Match)
-			lastErr = err
 			if err != nil {
+				lastErr = err
+				failures++
+				if api.IsOutage(err) || (IsTransient(err) && failures > 2*MaxTransient) {
+					return PollResult[*T]{}, Stop(unresolved(err))
+				}
 				return PollResult[*T]{}, err
+			}
+			failures = 0
+			if firstAnswer.IsZero() {
+				firstAnswer = time.Now()
 			}
 			switch len(found) {
 			case 0:
+				if time.Since(firstAnswer) >= LookFor {
+					return PollResult[*T]{}, Stop(&NotCreatedError{Kind: c.Kind, Name: c.Name, Cause: cause})
+				}
 				return PollResult[*T]{Status: "not found yet"}, nil
 			case 1:
 				return PollResult[*T]{Value: &found[0], Done: true}, nil
@@ -229,12 +254,70 @@ func FindCreated[T any](ctx context.Context, b Backoff, c Created[T], cause erro
 	case err == nil:
 		tflog.Info(ctx, "dbcloud: a create's answer was lost, but the object exists: adopting it", map[string]any{"kind": c.Kind, "id": c.ID(found)})
 		return found, nil
-	case !errors.As(err, &timeout):
-		return nil, err // several candidates
-	case lastErr != nil:
-		return nil, &UnresolvedError{Kind: c.Kind, Name: c.Name, Cause: cause, ListErr: lastErr}
+	case errors.As(err, &timeout):
+		if lastErr == nil {
+			lastErr = err
+		}
+		return nil, unresolved(lastErr)
 	}
-	return nil, &NotCreatedError{Kind: c.Kind, Name: c.Name, Cause: cause}
+	return nil, err // found nothing, several candidates, or a list refused (403)
+}
+
+// lookContext is the context of a look after a lost create: not cancelled by Ctrl-C or by the end of
+// the operation's timeout, bounded instead by the later of that deadline and LookFor + 30 s from now
+// (no deadline: each list is bounded by the client's own budget), and, after Ctrl-C, by LookFor + 30 s.
+func lookContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	grace := LookFor + 30*time.Second
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if d, ok := ctx.Deadline(); ok {
+		var cancelDeadline context.CancelFunc
+		lctx, cancelDeadline = context.WithDeadline(lctx, later(d, time.Now().Add(grace)))
+		inner := cancel
+		cancel = func() { cancelDeadline(); inner() }
+	}
+	var timer *time.Timer
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			timer = time.AfterFunc(grace, cancel)
+		}
+	})
+	return lctx, func() {
+		stop()
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel()
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// Create sends a create (send) and resolves a lost answer by looking (look, which uses FindCreated):
+// found, it is the one (looked is true); proven not made (*NotCreatedError), the create is sent
+// again, as long as ctx lasts (without a deadline, at most api.DefaultMaxElapsed); the look could
+// not finish: its error (*UnresolvedError: the caller leaves a placeholder). Never a duplicate.
+func Create[T any](ctx context.Context, send func(context.Context) (*T, error), look func(ctx context.Context, cause error) (*T, error)) (_ *T, looked bool, _ error) {
+	start := time.Now()
+	for {
+		v, err := send(ctx)
+		if !api.IsAmbiguous(err) {
+			return v, looked, err
+		}
+		tflog.Warn(ctx, "dbcloud: the create's answer was lost; looking for what it made instead of sending it again", map[string]any{"error": err.Error()})
+		looked = true
+		found, ferr := look(ctx, err)
+		var notCreated *NotCreatedError
+		_, hasDeadline := ctx.Deadline()
+		if !errors.As(ferr, &notCreated) || ctx.Err() != nil || (!hasDeadline && time.Since(start) > api.DefaultMaxElapsed) {
+			return found, looked, ferr
+		}
+		tflog.Info(ctx, "dbcloud: the create whose answer was lost was not made: sending it again", map[string]any{"kind": notCreated.Kind, "name": notCreated.Name})
+	}
 }
 
 // FindMatching lists objects and returns those that match.

@@ -60,6 +60,8 @@ type config struct {
 
 	stateFile string  // -state: persist the state to this JSON file (statefile.go)
 	speed     float64 // -speed: factor applied to every lifecycle timing
+
+	outage emulator.Outage // -outage, -outage-for, -outage-start-on: an outage window (outage.go)
 }
 
 // parseFlags parses the command line. Usage and flag errors are written to stderr.
@@ -95,6 +97,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&f.CommitThenFail, "commit-then-fail", 0, "probability that a state-changing request is carried out but answered 500")
 	fs.BoolVar(&f.DropConnection, "drop", false, "with -commit-then-fail, drop the connection instead of answering 500")
 	fs.Int64Var(&f.Seed, "seed", 1, "seed of the fault random source")
+	outageKind := fs.String("outage", "", "an outage window: unavailable (every request answered 503) or drop (connections closed unanswered); nothing is carried out during it. Also settable while running: POST "+emulator.OutagePath+"?kind=...&seconds=N[&start_on=...]")
+	fs.DurationVar(&cfg.outage.Duration, "outage-for", time.Minute, "how long the -outage window lasts")
+	fs.StringVar(&cfg.outage.StartOn, "outage-start-on", "", "start the -outage window at the first request that matches: write (any request but a GET) or an operationId such as createService (default: at start)")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -104,6 +109,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if err := checkPostgresFlag(cfg.postgres, stderr); err != nil {
 		return cfg, err
+	}
+	if *outageKind != "" {
+		kind, err := emulator.ParseOutageKind(*outageKind)
+		if err != nil {
+			usagef(stderr, "-outage: %v\n", err)
+			return cfg, errUsage
+		}
+		cfg.outage.Kind = kind
 	}
 	if fs.NArg() > 0 {
 		usagef(stderr, "unexpected arguments: %q\n", fs.Args())
@@ -242,6 +255,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// Deferred after stopDB: the state is saved before the database goes away.
 	defer persister.stop()
+	if cfg.outage.Kind != 0 {
+		emu.SetOutage(cfg.outage)
+	}
 	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 10 * time.Second}
 	if _, err := fmt.Fprintln(stdout, baseURL(ln.Addr())); err != nil {
 		_ = ln.Close()

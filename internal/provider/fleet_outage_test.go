@@ -1,0 +1,116 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+// Six pipelines at once: six states, one API key, five services each, against an API that accepts 5
+// requests per second and goes away (every request answered 503) for 60 s in the middle of the
+// applies. Each run is its own terraform process with its own provider process (the provider binary
+// built from this module, through dev_overrides), so each only knows its own requests, as separate
+// pipelines do. The applies, the no-change plans (-detailed-exitcode) and the destroys all exit 0,
+// and every service is created and deleted exactly once.
+func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
+	testAccPreCheck(t)
+	if testing.Short() {
+		t.Skip("takes about two minutes")
+	}
+	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tfBin == "" {
+		var err error
+		if tfBin, err = exec.LookPath("terraform"); err != nil {
+			t.Skip("terraform is not on PATH")
+		}
+	}
+	t.Parallel()
+	const runs, perRun = 6, 5
+
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dbcloud"), "../..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	cliConfig := filepath.Join(t.TempDir(), "dev.tfrc")
+	overrides := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n    %q = %q\n  }\n  direct {}\n}\n",
+		"registry.terraform.io/dbcloud/dbcloud", bin, "registry.opentofu.org/dbcloud/dbcloud", bin)
+	if err := os.WriteFile(cliConfig, []byte(overrides), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	srv := newTestEmulator(t)
+	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
+
+	dirs := make([]string, runs)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		config := `
+terraform {
+  required_providers {
+    dbcloud = { source = "dbcloud/dbcloud" }
+  }
+}
+` + providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "s" {
+  count = %d
+  name  = "run%d-${count.index}"
+}
+`, perRun, i)
+		if err := os.WriteFile(filepath.Join(dirs[i], "main.tf"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// all runs one command in every directory at once and fails the test for each that does not exit 0.
+	all := func(args ...string) time.Duration {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i, dir := range dirs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cmd := exec.Command(tfBin, args...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("run %d: terraform %v: %v\n%s", i, args, err, out)
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+
+	// The outage starts once half the services have been created, in the middle of the applies.
+	outageStarted := make(chan struct{})
+	go func() {
+		defer close(outageStarted)
+		if waitUntil(5*time.Minute, func() bool { return srv.Calls("createService") >= runs*perRun/2 }) {
+			srv.SetOutage(emulator.Outage{Kind: emulator.OutageUnavailable, Duration: 60 * time.Second})
+		}
+	}()
+	applyTime := all("apply", "-auto-approve", "-input=false", "-no-color")
+	<-outageStarted
+	rep := srv.LastOutage()
+	if rep.Refused == 0 || time.Now().Before(rep.End) {
+		t.Fatalf("the applies did not meet the whole outage: %+v", rep)
+	}
+	planTime := all("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	destroyTime := all("destroy", "-auto-approve", "-input=false", "-no-color")
+
+	st := statsOf(srv.Requests())
+	t.Logf("six runs through a 60 s outage at %d req/s: applies %s, plans %s, destroys %s; %d requests met the outage; %d requests, %d answered 429",
+		fleetRateLimit, applyTime.Round(time.Second), planTime.Round(time.Second), destroyTime.Round(time.Second), rep.Refused, st.requests, st.limited)
+	if st.createsAccepted != runs*perRun || st.deletesAccepted != runs*perRun {
+		t.Errorf("%d creates and %d deletes carried out, want exactly %d of each", st.createsAccepted, st.deletesAccepted, runs*perRun)
+	}
+	if left := liveServices(srv); len(left) != 0 {
+		t.Errorf("%d services left after the destroys", len(left))
+	}
+}
