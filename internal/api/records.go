@@ -23,3 +23,21 @@ func VPCEndpointOf(s *Service) *VPCEndpoint {
 func IsSharedSize(spec *ResourceSpec) bool {
 	return spec == nil || spec.CPUMillis == nil || spec.MemoryGbs == nil
 }
+
+// PoolerEndpoint is the endpoint of a connection pooler, nil while the pooler is off: the one rule of
+// "pooler enabled", for services and read replica sets alike. The API leaves connection_pooler out
+// when the pooler is off; an object without an endpoint host is off as well.
+func PoolerEndpoint(p *ConnectionPooler) *Endpoint {
+	if p == nil || p.Endpoint == nil || p.Endpoint.Host == nil || *p.Endpoint.Host == "" {
+		return nil
+	}
+	return p.Endpoint
+}
+
+// PoolerEnabled reports whether the service's connection pooler is on (PoolerEndpoint).
+func (s *Service) PoolerEnabled() bool { return s != nil && PoolerEndpoint(s.ConnectionPooler) != nil }
+
+// PoolerEnabled reports whether the read replica set's own connection pooler is on (PoolerEndpoint).
+func (rs *ReadReplicaSet) PoolerEnabled() bool {
+	return rs != nil && PoolerEndpoint(rs.ConnectionPooler) != nil
+}

@@ -15,7 +15,7 @@ import (
 //   - OnCreate and OnFork when the service is created (services.go: newService); the endpoint
 //     they answer replaces the invented one. They may return before the database exists: the
 //     service stays CONFIGURING until Ready reports that a login with its password works
-//     (services.go: scheduleProvisioning). addons are the create request's addons.
+//     (lifecycle.go: opProvision). addons are the create request's addons.
 //   - OnPassword on updatePassword, before the call is answered (services.go: UpdatePassword).
 //   - OnDelete when deletion starts (services.go: DeleteService). It may return before the database
 //     is removed: the service stays DELETING until Deleted reports the removal over.

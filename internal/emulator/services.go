@@ -73,23 +73,6 @@ func (e *Emulator) readyService(projectID, serviceID string) (*serviceRec, *apiE
 	return s, nil
 }
 
-// scheduleProvisioning puts a new service through QUEUED -> CONFIGURING -> READY.
-func (e *Emulator) scheduleProvisioning(s *serviceRec, now time.Time) {
-	s.setStatus(api.QUEUED)
-	configuring := now.Add(e.timing.ServiceQueued)
-	ready := configuring.Add(e.timing.ServiceConfiguring)
-	s.steps = []step{
-		{at: configuring, do: func() { s.setStatus(api.CONFIGURING) }},
-		{at: ready, do: func() { s.setStatus(api.READY) }, wait: func() bool { return e.dbReady(s) }},
-	}
-}
-
-// startConfiguring puts a service through CONFIGURING -> READY after an asynchronous change.
-func (e *Emulator) startConfiguring(s *serviceRec, now time.Time) {
-	s.setStatus(api.CONFIGURING)
-	s.steps = []step{{at: now.Add(e.timing.ServiceConfiguring), do: func() { s.setStatus(api.READY) }}}
-}
-
 // newService adds a QUEUED service to a project.
 type newServiceParams struct {
 	name, region, serviceType string
@@ -118,7 +101,7 @@ func (e *Emulator) newService(projectID string, p newServiceParams, now time.Tim
 	e.setServiceSize(&svc, p.size)
 	s := &serviceRec{svc: svc, initialPassword: pw, password: pw}
 	e.dbCreate(s, p)
-	e.scheduleProvisioning(s, now)
+	e.startService(s, opProvision, now, nil)
 	s.seedLogs(now)
 	proj := e.project(projectID)
 	proj.services = append(proj.services, s)
@@ -211,17 +194,12 @@ func (h handlers) DeleteService(w http.ResponseWriter, _ *http.Request, projectI
 		if st := s.status(); (st == api.DELETING || st == api.DELETED) && len(s.steps) > 0 {
 			return http.StatusAccepted, nil, nil
 		}
-		s.setStatus(api.DELETING)
+		h.e.startService(s, opDelete, now, nil)
 		h.e.dbDelete(s)
 		s.svc.VpcEndpoint, s.attaching = nil, nil
 		for _, rs := range s.replicaSets {
 			rs.setStatus(api.ReplicaSetStatusDeleting)
 			rs.steps = nil
-		}
-		deleted := now.Add(h.e.timing.ServiceDeleting)
-		s.steps = []step{
-			{at: deleted, do: func() { s.setStatus(api.DELETED) }, wait: func() bool { return h.e.dbDeleted(s) }},
-			{at: deleted.Add(h.e.timing.ServiceDeleted), do: func() { s.gone = true }},
 		}
 		s.log(now, "LOG", "received fast shutdown request: the service is being deleted")
 		return http.StatusAccepted, nil, nil
@@ -245,7 +223,7 @@ func (h handlers) ResizeService(w http.ResponseWriter, r *http.Request, projectI
 			return 0, nil, err
 		}
 		h.e.setServiceSize(&s.svc, sz)
-		h.e.startConfiguring(s, now)
+		h.e.startService(s, opConfigure, now, nil)
 		s.log(now, "LOG", fmt.Sprintf("resizing to %s (cpu_millis/memory_gbs)", sz))
 		return http.StatusAccepted, s.view(), nil
 	})
@@ -281,8 +259,7 @@ func (h handlers) StopService(w http.ResponseWriter, _ *http.Request, projectID 
 		if err := h.e.dbStop(s); err != nil {
 			return 0, nil, err
 		}
-		s.setStatus(api.PAUSING)
-		s.steps = []step{{at: now.Add(h.e.timing.ServicePausing), do: func() { s.setStatus(api.PAUSED) }}}
+		h.e.startService(s, opPause, now, nil)
 		s.log(now, "LOG", "received smart shutdown request: the service is being paused")
 		return http.StatusAccepted, s.view(), nil
 	})
@@ -305,8 +282,7 @@ func (h handlers) StartService(w http.ResponseWriter, _ *http.Request, projectID
 		if err := h.e.dbStart(s); err != nil {
 			return 0, nil, err
 		}
-		s.setStatus(api.RESUMING)
-		s.steps = []step{{at: now.Add(h.e.timing.ServiceResuming), do: func() { s.setStatus(api.READY) }, wait: func() bool { return h.e.dbReady(s) }}}
+		h.e.startService(s, opResume, now, nil)
 		s.log(now, "LOG", "the service is being resumed")
 		return http.StatusAccepted, s.view(), nil
 	})
@@ -390,7 +366,7 @@ func (h handlers) SetHA(w http.ResponseWriter, r *http.Request, projectID api.Pr
 		}
 		syncReplicas = min(syncReplicas, replicas)
 		s.svc.HaReplicas = &api.HAReplicas{ReplicaCount: ptr(replicas), SyncReplicaCount: ptr(syncReplicas)}
-		h.e.startConfiguring(s, now)
+		h.e.startService(s, opConfigure, now, nil)
 		s.log(now, "LOG", fmt.Sprintf("HA replicas set to %d (%d synchronous)", replicas, syncReplicas))
 		return http.StatusAccepted, s.view(), nil
 	})
@@ -509,8 +485,7 @@ func (h handlers) AttachServiceToVPC(w http.ResponseWriter, r *http.Request, pro
 			Port:  ptr(DatabasePort),
 			VpcID: ptr(in.VpcID),
 		}
-		e.startConfiguring(s, now)
-		s.steps[len(s.steps)-1].do = func() { s.svc.VpcEndpoint, s.attaching = s.attaching, nil; s.setStatus(api.READY) }
+		e.startService(s, opConfigure, now, func() { s.svc.VpcEndpoint, s.attaching = s.attaching, nil })
 		return http.StatusAccepted, message("service %s is being attached to vpc %s", serviceID, in.VpcID), nil
 	})
 }
@@ -534,7 +509,7 @@ func (h handlers) DetachServiceFromVPC(w http.ResponseWriter, r *http.Request, p
 			return 0, nil, conflict(fmt.Sprintf("service %s is not attached to vpc %s", serviceID, in.VpcID), details)
 		}
 		s.svc.VpcEndpoint = nil
-		h.e.startConfiguring(s, now)
+		h.e.startService(s, opConfigure, now, nil)
 		return http.StatusAccepted, message("service %s is being detached from vpc %s", serviceID, in.VpcID), nil
 	})
 }

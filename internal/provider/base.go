@@ -1,7 +1,8 @@
 package provider
 
-// The one place for what every resource and data source needs around its own logic: the type name,
-// the provider data (Configure), the "provider not configured" guard, and, for resources, identity
+// The one place for what every resource, data source, list resource, action and ephemeral resource
+// needs around its own logic: the type name, the provider data (Configure), the "provider not
+// configured" guard, the classification of an action's failure (actionFailed), and, for resources, identity
 // kept in sync with state after Create, Read and Update, the planned values kept after Create and
 // Update (planned.go), import by identity, and the analytics event
 // of each create, update and delete that succeeded. Each resource
@@ -10,10 +11,16 @@ package provider
 
 import (
 	"context"
+	"errors"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // Type names of the resources (and of their list resources, their singular data sources, analytics
@@ -40,7 +47,7 @@ type resourceBase struct {
 
 func (b *resourceBase) base() *resourceBase { return b }
 
-// Metadata and Configure serve the list resources, which embed resourceBase without the wrapper.
+// Metadata and Configure serve the list resources (under manageList, which sets the data itself).
 func (b *resourceBase) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = b.typeName
 }
@@ -258,4 +265,151 @@ func (m *managedDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	m.impl.Read(ctx, req, resp)
+}
+
+// ---- actions, the ephemeral resource and list resources ----
+
+// configurable is what the wrappers of actions and of the ephemeral resource need of them: where
+// their provider data goes (Configure is the wrapper's).
+type configurable interface {
+	dataSlot() **providerData
+}
+
+type actionImpl interface {
+	action.Action
+	configurable
+}
+
+// manageAction wraps an action with the configured guard (Configure and the guard are the
+// wrapper's); its failures are classified by actionFailed.
+func manageAction(impl actionImpl) action.Action { return &managedAction{impl: impl} }
+
+type managedAction struct{ impl actionImpl }
+
+var (
+	_ action.ActionWithConfigure      = (*managedAction)(nil)
+	_ action.ActionWithValidateConfig = (*managedAction)(nil)
+)
+
+func (m *managedAction) Metadata(ctx context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	m.impl.Metadata(ctx, req, resp)
+}
+
+func (m *managedAction) Schema(ctx context.Context, req action.SchemaRequest, resp *action.SchemaResponse) {
+	m.impl.Schema(ctx, req, resp)
+}
+
+func (m *managedAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	*m.impl.dataSlot() = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (m *managedAction) ValidateConfig(ctx context.Context, req action.ValidateConfigRequest, resp *action.ValidateConfigResponse) {
+	if v, ok := m.impl.(action.ActionWithValidateConfig); ok {
+		v.ValidateConfig(ctx, req, resp)
+	}
+}
+
+func (m *managedAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	if notConfigured(*m.impl.dataSlot(), &resp.Diagnostics) {
+		return
+	}
+	m.impl.Invoke(ctx, req, resp)
+}
+
+// actionFailed is the one classification of an action's failure: interrupted (Ctrl-C; what the API
+// accepted goes on, interrupted says what to do), timed out (timedOut says what to do), or any other
+// error, which goes through addError as other (err with what the action was doing).
+func (pd *providerData) actionFailed(ctx context.Context, diags *diag.Diagnostics, summary string, err error, interrupted, timedOut string, other error) {
+	if interruptedWait(diags, err, diag.SeverityError, summary+": interrupted", interrupted) {
+		return
+	}
+	var timeout *wait.TimeoutError
+	if errors.As(err, &timeout) {
+		diags.AddError(summary+": timed out", timedOut)
+		return
+	}
+	pd.addError(ctx, diags, summary, other)
+}
+
+type ephemeralImpl interface {
+	ephemeral.EphemeralResource
+	configurable
+}
+
+// manageEphemeral wraps an ephemeral resource with the configured guard.
+func manageEphemeral(impl ephemeralImpl) ephemeral.EphemeralResource {
+	return &managedEphemeral{impl: impl}
+}
+
+type managedEphemeral struct{ impl ephemeralImpl }
+
+var (
+	_ ephemeral.EphemeralResourceWithConfigure      = (*managedEphemeral)(nil)
+	_ ephemeral.EphemeralResourceWithClose          = (*managedEphemeral)(nil)
+	_ ephemeral.EphemeralResourceWithValidateConfig = (*managedEphemeral)(nil)
+)
+
+func (m *managedEphemeral) Metadata(ctx context.Context, req ephemeral.MetadataRequest, resp *ephemeral.MetadataResponse) {
+	m.impl.Metadata(ctx, req, resp)
+}
+
+func (m *managedEphemeral) Schema(ctx context.Context, req ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
+	m.impl.Schema(ctx, req, resp)
+}
+
+func (m *managedEphemeral) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
+	*m.impl.dataSlot() = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (m *managedEphemeral) ValidateConfig(ctx context.Context, req ephemeral.ValidateConfigRequest, resp *ephemeral.ValidateConfigResponse) {
+	if v, ok := m.impl.(ephemeral.EphemeralResourceWithValidateConfig); ok {
+		v.ValidateConfig(ctx, req, resp)
+	}
+}
+
+func (m *managedEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
+	if notConfigured(*m.impl.dataSlot(), &resp.Diagnostics) {
+		return
+	}
+	m.impl.Open(ctx, req, resp)
+}
+
+func (m *managedEphemeral) Close(ctx context.Context, req ephemeral.CloseRequest, resp *ephemeral.CloseResponse) {
+	if c, ok := m.impl.(ephemeral.EphemeralResourceWithClose); ok {
+		c.Close(ctx, req, resp)
+	}
+}
+
+type listImpl interface {
+	list.ListResource
+	base() *resourceBase
+}
+
+// manageList wraps a list resource with the configured guard: an unconfigured provider's list is a
+// stream of that one error.
+func manageList(impl listImpl) list.ListResource { return &managedList{impl: impl} }
+
+type managedList struct{ impl listImpl }
+
+var _ list.ListResourceWithConfigure = (*managedList)(nil)
+
+func (m *managedList) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	m.impl.Metadata(ctx, req, resp)
+}
+
+func (m *managedList) ListResourceConfigSchema(ctx context.Context, req list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	m.impl.ListResourceConfigSchema(ctx, req, resp)
+}
+
+func (m *managedList) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	m.impl.base().pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (m *managedList) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	if notConfigured(m.impl.base().pd, &diags) {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	m.impl.List(ctx, req, stream)
 }

@@ -7,7 +7,6 @@ package provider
 import (
 	"context"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -20,9 +19,6 @@ import (
 // credentialsCheckTimeout bounds the check: an API that does not answer is the apply's to report, and
 // a plan that would have passed without the check is not held up longer than this.
 const credentialsCheckTimeout = 30 * time.Second
-
-// credentialsCheck is the one check of a provider run (one per Configure: it lives in providerData).
-type credentialsCheck struct{ once sync.Once }
 
 // refusedAtPlan checks, the first time a provider run plans a create, that the API accepts the
 // credentials; when it answers 401 it adds the error (the same text as a refused create's at apply)

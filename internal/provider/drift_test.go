@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,8 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // driftRig is a working directory applied against an emulator, with an API client that changes
@@ -258,6 +261,80 @@ func (r *driftRig) serviceChange(id, what string, call func() error, shows func(
 		st := f.Status.ValueString()
 		return ok && shows(f) && (st == string(api.READY) || st == string(api.PAUSED))
 	})
+}
+
+// serviceEntriesDrift changes service id out of band to console through the calls of every entry of
+// serviceChanges whose attributes a record shows (all of them fields of serviceFields: the password
+// is not drift), and returns the moves a refresh shows. An entry that console does not change fails
+// the test: a new in-place attribute gets its case here by a value in console.
+func (r *driftRig) serviceEntriesDrift(addr, id string, console serviceFields) []attrChange {
+	r.t.Helper()
+	pd := &providerData{client: r.c, backoff: testBackoff}
+	want := serviceResourceModel{serviceFields: console}
+	var moves []attrChange
+	for _, c := range serviceChanges {
+		if !recordShows(c.attrs) {
+			continue
+		}
+		f, _ := r.service(id)
+		cur := serviceResourceModel{serviceFields: f}
+		if !c.changed(want, cur) {
+			r.t.Errorf("the drift test does not change %s: give it another value in console", strings.Join(c.attrs, "/"))
+			continue
+		}
+		for _, name := range c.attrs {
+			moves = append(moves, attrChange{addr, name, fieldString(f, name), fieldString(console, name)})
+		}
+		for _, a := range c.calls(want, cur) {
+			r.must(a.String(), a.run(r.ctx, pd, id))
+		}
+		r.await(strings.Join(c.attrs, "/"), func() bool {
+			f, ok := r.service(id)
+			return ok && !c.changed(want, serviceResourceModel{serviceFields: f}) && f.Status.ValueString() == string(api.READY)
+		})
+	}
+	return moves
+}
+
+// recordShows reports whether every attribute is a field of serviceFields (what a record shows).
+func recordShows(attrs []string) bool {
+	for _, a := range attrs {
+		if _, ok := serviceFieldValue(serviceFields{}, a); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// serviceFieldValue is the value of the field of f tagged tfsdk:name.
+func serviceFieldValue(f serviceFields, name string) (attr.Value, bool) {
+	v := reflect.ValueOf(f)
+	for i := range v.NumField() {
+		if v.Type().Field(i).Tag.Get("tfsdk") == name {
+			av, ok := v.Field(i).Interface().(attr.Value)
+			return av, ok
+		}
+	}
+	return nil, false
+}
+
+// fieldString is a field's value as the plan's JSON shows it (jsonString): null, a number, a bool or
+// the string.
+func fieldString(f serviceFields, name string) string {
+	v, _ := serviceFieldValue(f, name)
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case types.String:
+		if v.IsNull() {
+			return "null"
+		}
+		return v.ValueString()
+	}
+	if v.IsNull() {
+		return "null"
+	}
+	return v.String()
 }
 
 // replicaSet is the API's record of a replica set (nil when it is gone).
@@ -658,23 +735,16 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 	r.replicaSetChange(aID, rsID, "resize replica set", func() error { return r.c.ResizeReplicaSet(r.ctx, aID, rsID, 2000, 8) },
 		func(s *api.ReadReplicaSet) bool { return deref(s.CPUMillis) == 2000 })
 	r.replicaSetChange(aID, rsID, "enable the replica set's pooler", func() error { return r.c.EnableReplicaSetPooler(r.ctx, aID, rsID) },
-		replicaSetPoolerEnabled)
+		(*api.ReadReplicaSet).PoolerEnabled)
 	r.replicaSetChange(aID, rsID, "replica set environment", func() error { return r.c.SetReplicaSetEnvironment(r.ctx, aID, rsID, api.PROD) },
 		func(s *api.ReadReplicaSet) bool { return replicaSetEnvironment(s) == "PROD" })
-	r.serviceChange(aID, "rename a", func() error { _, err := r.c.RenameService(r.ctx, aID, "drift-a-console"); return err },
-		func(f serviceFields) bool { return f.Name.ValueString() == "drift-a-console" })
-	r.serviceChange(aID, "resize a", func() error { return r.c.ResizeService(r.ctx, aID, 2000, 8) },
-		func(f serviceFields) bool { return f.CPUMillis.ValueInt64() == 2000 })
-	r.serviceChange(aID, "HA of a", func() error {
-		return r.c.SetHA(r.ctx, aID, api.SetHAInput{ReplicaCount: ptr(1), SyncReplicaCount: ptr(0)})
-	},
-		func(f serviceFields) bool { return f.HAReplicas.ValueInt64() == 1 && f.SyncReplicas.ValueInt64() == 0 })
-	r.serviceChange(aID, "environment of a", func() error { return r.c.SetEnvironment(r.ctx, aID, api.PROD) },
-		func(f serviceFields) bool { return f.Environment.ValueString() == "PROD" })
-	r.serviceChange(aID, "pooler of a", func() error { return r.c.DisablePooler(r.ctx, aID) },
-		func(f serviceFields) bool { return !f.ConnectionPoolerEnabled.ValueBool() })
-	r.serviceChange(aID, "detach a", func() error { return r.c.DetachFromVPC(r.ctx, aID, vpcID) },
-		func(f serviceFields) bool { return f.VpcID.IsNull() })
+	// Service a: every entry of serviceChanges that a record shows, made through the entry's own calls
+	// (the client's methods, as another tool would call them) from the configuration to console.
+	aMoves := r.serviceEntriesDrift(a, aID, serviceFields{
+		Name: types.StringValue("drift-a-console"), CPUMillis: types.Int64Value(2000), MemoryGbs: types.Int64Value(8),
+		HAReplicas: types.Int64Value(1), SyncReplicas: types.Int64Value(0), Environment: types.StringValue("PROD"),
+		ConnectionPoolerEnabled: types.BoolValue(false), VpcID: types.StringNull(),
+	})
 	r.serviceChange(bID, "attach b", func() error { return r.c.AttachToVPC(r.ctx, bID, vpcID) },
 		func(f serviceFields) bool { return f.VpcID.ValueString() == vpcID })
 	r.serviceChange(bID, "pause b", func() error { _, err := r.c.StopService(r.ctx, bID); return err },
@@ -683,14 +753,6 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 	// What the configuration says (from) and what the API shows now (to).
 	moves := []attrChange{
 		{vpc, "name", "drift-net", "drift-net-console"},
-		{a, "name", "drift-a", "drift-a-console"},
-		{a, "cpu_millis", "1000", "2000"},
-		{a, "memory_gbs", "4", "8"},
-		{a, "environment", "DEV", "PROD"},
-		{a, "ha_replicas", "2", "1"},
-		{a, "sync_replicas", "1", "0"},
-		{a, "connection_pooler_enabled", "true", "false"},
-		{a, "vpc_id", vpcID, "null"},
 		{b, "vpc_id", "null", vpcID},
 		{b, "paused", "false", "true"},
 		{rs, "cpu_millis", "1000", "2000"},
@@ -698,6 +760,7 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 		{rs, "connection_pooler_enabled", "false", "true"},
 		{rs, "environment", "DEV", "PROD"},
 	}
+	moves = append(moves, aMoves...)
 
 	drift := r.savedPlan("drift.tfplan", 2, "-refresh-only")
 	expectMoves(t, "resource_drift", drift.ResourceDrift, moves)
@@ -723,7 +786,7 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 	if fb, _ := r.service(bID); fb.Status.ValueString() != string(api.READY) || !fb.VpcID.IsNull() {
 		t.Errorf("service b after the apply: %s, vpc %s; want READY, no VPC", fb.Status, fb.VpcID)
 	}
-	if s := r.replicaSet(aID, rsID); s == nil || deref(s.CPUMillis) != 1000 || deref(s.MemoryGbs) != 4 || replicaSetPoolerEnabled(s) || replicaSetEnvironment(s) != "DEV" {
+	if s := r.replicaSet(aID, rsID); s == nil || deref(s.CPUMillis) != 1000 || deref(s.MemoryGbs) != 4 || s.PoolerEnabled() || replicaSetEnvironment(s) != "DEV" {
 		t.Errorf("replica set after the apply: %+v, want 1000/4, no pooler, DEV", s)
 	}
 	r.savedPlan("empty.tfplan", 0)

@@ -14,9 +14,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
+
+// requiredIdentity is an identity schema of string attributes, each required for import: pairs of a
+// name (the state attribute it mirrors) and its description.
+func requiredIdentity(pairs ...string) identityschema.Schema {
+	attrs := map[string]identityschema.Attribute{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		attrs[pairs[i]] = identityschema.StringAttribute{RequiredForImport: true, Description: pairs[i+1]}
+	}
+	return identityschema.Schema{Attributes: attrs}
+}
 
 // identityProjectID is the optional identity attribute naming the project (service only).
 const identityProjectID = "project_id"

@@ -13,18 +13,49 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// listConfig decodes a list request's configuration into cfg (a pointer to the list model). When
-// the provider is not configured or the configuration does not decode, it sends the diagnostics as
-// the stream's results and returns false.
-func listConfig(ctx context.Context, pd *providerData, req list.ListRequest, cfg any, stream *list.ListResultsStream) bool {
-	var diags diag.Diagnostics
-	if !notConfigured(pd, &diags) {
-		diags.Append(req.Config.Get(ctx, cfg)...)
+// listOf is a list resource: its configuration C and schema, the records T it lists (with the summary
+// of a failed list), and each record as its resource's model (ok false skips it) with a display name.
+type listOf[C, T any] struct {
+	resourceBase
+	schema  listschema.Schema
+	records func(ctx context.Context, pd *providerData, cfg C) (_ []T, failed string, _ error)
+	model   func(pd *providerData, cfg C, timeouts timeouts.Value, rec *T) (_ any, display string, ok bool)
+}
+
+// newList is a list resource of typeName, behind the wrapper (manageList).
+func newList[C, T any](typeName string, l listOf[C, T]) list.ListResource {
+	l.typeName = typeName
+	return manageList(&l)
+}
+
+func (l *listOf[C, T]) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = l.schema
+}
+
+func (l *listOf[C, T]) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var cfg C
+	if !listConfig(ctx, req, &cfg, stream) {
+		return
 	}
+	records, failed, err := l.records(ctx, l.pd, cfg)
+	if err != nil {
+		stream.Results = l.pd.listError(ctx, failed, err)
+		return
+	}
+	timeouts := nullTimeouts(ctx, req)
+	stream.Results = listResults(ctx, req, records, func(rec *T) (any, string, bool) { return l.model(l.pd, cfg, timeouts, rec) })
+}
+
+// listConfig decodes a list request's configuration into cfg (a pointer to the list model). When
+// the configuration does not decode, it sends the diagnostics as the stream's results and returns
+// false. (The configured guard is the wrapper's, manageList in base.go.)
+func listConfig(ctx context.Context, req list.ListRequest, cfg any, stream *list.ListResultsStream) bool {
+	diags := req.Config.Get(ctx, cfg)
 	if diags.HasError() {
 		stream.Results = list.ListResultsStreamDiagnostics(diags)
 		return false

@@ -22,23 +22,17 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/logins"
 )
 
-// runWalk records what the provider's resources did since Configure.
-type runWalk struct {
-	readOrPlanned, applied atomic.Bool
-}
-
-func (w *runWalk) readOrPlan() { w.readOrPlanned.Store(true) }
-func (w *runWalk) apply()      { w.applied.Store(true) }
-
-// planning: this walk read or planned resources and applied none.
-func (w *runWalk) planning() bool { return w.readOrPlanned.Load() && !w.applied.Load() }
+// openLogins keeps what Close needs in the provider's memory (declared here, below the ephemeral
+// resource and the wrappers, which both use it).
+var openLogins = &logins.Registry{}
 
 // droppedAtStop holds the tokens of logins dropped at an interrupt: their Close has nothing to do.
 var droppedAtStop sync.Map

@@ -7,6 +7,8 @@ package provider
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -19,7 +21,7 @@ type providerData struct {
 	client    *api.Client
 	analytics *analytics
 	backoff   wait.Backoff
-	reads     *readCache  // serves Reads from shared lists (refresh_cache.go)
+	reads     *readCache  // serves Reads from shared lists (refresh_cache.go); use read()
 	copies    finalCopies // services whose fork action did not finish in this run (final_copies.go)
 	walk      runWalk     // whether this run plans or applies (logins_stop.go)
 	// credentials is the run's one plan-time check of the credentials (credentials_check.go).
@@ -47,3 +49,28 @@ func notConfigured(pd *providerData, diags *diag.Diagnostics) bool {
 	}
 	return pd == nil
 }
+
+// read is the read cache (refresh_cache.go): Reads, data sources and list resources read through it.
+// Provider data built without one (tests) reads through the client directly.
+func (pd *providerData) read() *readCache {
+	if pd.reads == nil {
+		return uncachedReads(pd.client)
+	}
+	return pd.reads
+}
+
+// credentialsCheck is the one plan-time check of the credentials of a provider run (one per Configure;
+// the check itself, refusedAtPlan, is in credentials_check.go, above this file).
+type credentialsCheck struct{ once sync.Once }
+
+// runWalk records what the provider's resources did since Configure (logins_stop.go says why; declared
+// here so that the files above, the wrappers and the ephemeral resource, share it without a cycle).
+type runWalk struct {
+	readOrPlanned, applied atomic.Bool
+}
+
+func (w *runWalk) readOrPlan() { w.readOrPlanned.Store(true) }
+func (w *runWalk) apply()      { w.applied.Store(true) }
+
+// planning: this walk read or planned resources and applied none.
+func (w *runWalk) planning() bool { return w.readOrPlanned.Load() && !w.applied.Load() }

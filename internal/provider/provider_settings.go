@@ -176,7 +176,7 @@ func newProviderData(s providerSettings, version, terraformVersion string, backo
 	if err != nil {
 		return nil, err
 	}
-	data := &providerData{client: client, backoff: backoff, reads: reads}
+	data := &providerData{client: client, backoff: backoff, reads: reads.of(client)}
 	if s.analytics {
 		data.analytics = newAnalytics(cfgAPI, version)
 	}

@@ -123,10 +123,10 @@ func (m *replicaSetFields) applyRecord(rs *api.ReadReplicaSet) {
 		m.Hostname, m.Port = types.StringNull(), types.Int64Null()
 	}
 	m.ConnectionURI = connectionURI(m.Hostname, m.Port)
-	m.ConnectionPoolerEnabled = types.BoolValue(replicaSetPoolerEnabled(rs))
-	if replicaSetPoolerEnabled(rs) {
-		m.PoolerHostname = types.StringPointerValue(rs.ConnectionPooler.Endpoint.Host)
-		m.PoolerPort = int64Value(rs.ConnectionPooler.Endpoint.Port)
+	m.ConnectionPoolerEnabled = types.BoolValue(rs.PoolerEnabled())
+	if ep := api.PoolerEndpoint(rs.ConnectionPooler); ep != nil {
+		m.PoolerHostname = types.StringPointerValue(ep.Host)
+		m.PoolerPort = int64Value(ep.Port)
 	} else {
 		m.PoolerHostname, m.PoolerPort = types.StringNull(), types.Int64Null()
 	}
@@ -137,8 +137,4 @@ func replicaSetEnvironment(rs *api.ReadReplicaSet) string {
 		return ""
 	}
 	return deref(rs.Metadata.Environment)
-}
-
-func replicaSetPoolerEnabled(rs *api.ReadReplicaSet) bool {
-	return rs != nil && rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil && deref(rs.ConnectionPooler.Endpoint.Host) != ""
 }

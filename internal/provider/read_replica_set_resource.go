@@ -3,9 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -14,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
@@ -23,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -174,12 +169,7 @@ func (r *readReplicaSetResource) Schema(ctx context.Context, _ resource.SchemaRe
 }
 
 func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"service_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the parent service."},
-			"id":         identityschema.StringAttribute{RequiredForImport: true, Description: "The replica set id."},
-		},
-	}
+	resp.IdentitySchema = requiredIdentity("service_id", "Id of the parent service.", "id", "The replica set id.")
 }
 
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
@@ -212,65 +202,60 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 // Create creates the set once its service is READY, records its id in state at once, waits until it
 // is active and applies the settings the create call cannot take (pooler, environment).
 func (r *readReplicaSetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan readReplicaSetModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, replicaSetCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	const summary = "Could not create read replica set"
-	serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
-	nodes := int64(1) // the documented default when the configuration does not set it
-	if known(plan.Nodes) {
-		nodes = plan.Nodes.ValueInt64()
-	}
-	body := api.ReadReplicaSetCreate{Name: name, Nodes: int(nodes), CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())}
-	created, before, err := createReplicaSetWhenReady(ctx, r.pd, serviceID, body)
-	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(before))}, summary, err) {
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	id := deref(created.ID)
-	if id == "" {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID))
-		return
-	}
-	// Save the id at once: if anything below fails, Terraform keeps the set (tainted) instead of losing it.
-	state := plan
-	state.ID = types.StringValue(id)
-	state.applyRecord(created)
-	nullUnknowns(&state)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rs, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active", nil)
-	if rs != nil {
-		state.applyRecord(rs)
-	}
-	if err == nil {
-		_, err = r.applySettings(ctx, plan, state.ID, types.BoolValue(replicaSetPoolerEnabled(rs)), types.StringValue(replicaSetEnvironment(rs)))
-	}
-	if err == nil {
-		rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id)
-		state.applyRecord(rs)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
-	// wait (ModifyPlan), instead of a destroy and a second create.
-	if err != nil && !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "Read replica set creation interrupted: the set is kept",
-		fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
-			"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
-			"without creating a second set. Detail: %s", name, id, serviceID, state.Status.ValueString(), errorDetail(err))) {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-	}
+	createResource(ctx, r.pd, req, resp, func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Create }, replicaSetCreateTimeout,
+		func(ctx context.Context, plan *readReplicaSetModel, _ *diag.Diagnostics) (createSteps[api.ReadReplicaSet, readReplicaSetModel], bool) {
+			serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
+			nodes := int64(1) // the documented default when the configuration does not set it
+			if known(plan.Nodes) {
+				nodes = plan.Nodes.ValueInt64()
+			}
+			body := api.ReadReplicaSetCreate{Name: name, Nodes: int(nodes), CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())}
+			return createSteps[api.ReadReplicaSet, readReplicaSetModel]{
+				summary: "Could not create read replica set",
+				create: createCall[api.ReadReplicaSet]{kind: "read replica set",
+					call: func(ctx context.Context, lc *lostCreate) (*api.ReadReplicaSet, bool, error) {
+						return createReplicaSetWhenReady(ctx, r.pd, serviceID, body, lc)
+					},
+					find: func(ctx context.Context, lc lostCreate, cause error) (*api.ReadReplicaSet, error) {
+						return findNewReplicaSet(ctx, r.pd, serviceID, name, lc.before(), cause)
+					},
+				},
+				id: replicaSetID,
+				noID: func() string {
+					return fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID)
+				},
+				record: func(m *readReplicaSetModel, rs *api.ReadReplicaSet, _ bool) {
+					m.ID = types.StringValue(deref(rs.ID))
+					m.applyRecord(rs)
+					nullUnknowns(m)
+				},
+				// Wait until active, then the settings the create call cannot take.
+				wait: func(ctx context.Context, m *readReplicaSetModel, _ *diag.Diagnostics) (string, error) {
+					id := m.ID.ValueString()
+					rs, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active", nil)
+					if rs != nil {
+						m.applyRecord(rs)
+					}
+					if err == nil {
+						_, err = r.applySettings(ctx, *plan, m.ID, types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs)))
+					}
+					if err == nil {
+						if rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id); err == nil {
+							m.applyRecord(rs)
+						}
+					}
+					return "", err
+				},
+				// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
+				// wait (ModifyPlan), instead of a destroy and a second create.
+				interrupted: func(m readReplicaSetModel, _ string, err error) (string, string) {
+					return "Read replica set creation interrupted: the set is kept",
+						fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
+							"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
+							"without creating a second set. Detail: %s", name, m.ID.ValueString(), serviceID, m.Status.ValueString(), errorDetail(err))
+				},
+			}, true
+		})
 }
 
 // applySettings sets the pooler and the environment of the set where the plan wants other values
@@ -293,29 +278,12 @@ func (r *readReplicaSetResource) applySettings(ctx context.Context, plan readRep
 }
 
 func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state readReplicaSetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
-	rs, err := r.pd.reads.GetReplicaSet(ctx, r.pd.client, serviceID, id)
-	if api.IsNotFound(err) {
-		tflog.Warn(ctx, "read replica set not found: removing it from state", map[string]any{"service_id": serviceID, "id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not read read replica set", err)
-		return
-	}
-	if deref(rs.Status) == api.ReplicaSetStatusDeleting {
-		tflog.Warn(ctx, "read replica set is being deleted: removing it from state", map[string]any{"service_id": serviceID, "id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	state.applyRecord(rs)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	readResource(ctx, r.pd, req, resp, "read replica set",
+		func(m readReplicaSetModel) (*api.ReadReplicaSet, error) {
+			return r.pd.read().GetReplicaSet(ctx, m.ServiceID.ValueString(), m.ID.ValueString())
+		},
+		func(rs *api.ReadReplicaSet) bool { return deref(rs.Status) == api.ReplicaSetStatusDeleting },
+		withRecord((*readReplicaSetModel).applyRecord))
 }
 
 func (r *readReplicaSetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -345,22 +313,7 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 	}
 	if !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
 		changed = true
-		cpu, mem := int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())
-		resized := func(rs *api.ReadReplicaSet) bool {
-			return int64Value(rs.CPUMillis).ValueInt64() == int64(cpu) &&
-				int64Value(rs.MemoryGbs).ValueInt64() == int64(mem)
-		}
-		what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
-		err := wait.WhileBusy(ctx, r.pd.backoff, wait.Busy{What: what,
-			Call:    func(ctx context.Context) error { return r.pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem) },
-			Stuck:   replicaSetStuck(r.pd, serviceID, id),
-			Applied: replicaSetShows(r.pd, serviceID, id, resized),
-		})
-		if err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
-			return
-		}
-		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to finish resizing", resized); err != nil {
+		if err := resizeReplicaSet(ctx, r.pd, serviceID, id, name, int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())); err != nil {
 			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 			return
 		}
@@ -384,34 +337,22 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *readReplicaSetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state readReplicaSetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, replicaSetDeleteTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
-	c := r.pd.client
-
-	what := fmt.Sprintf("read replica set %s of service %s to be deleted", id, serviceID)
-	err := wait.Delete(ctx, r.pd.backoff, what,
-		func(ctx context.Context) (string, bool, error) {
-			rs, err := c.GetReplicaSet(ctx, serviceID, id)
-			if err != nil {
-				return "", false, err
-			}
-			st := deref(rs.Status)
-			return string(st), st == api.ReplicaSetStatusDeleting, nil
-		},
-		func(ctx context.Context) error { return c.DeleteReplicaSet(ctx, serviceID, id) }, nil)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete read replica set", err)
-		return
-	}
+	deleteResource(ctx, r.pd, req, resp, "Could not delete read replica set",
+		func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Delete }, replicaSetDeleteTimeout,
+		func(ctx context.Context, state readReplicaSetModel, _ *diag.Diagnostics) error {
+			serviceID, id := state.ServiceID.ValueString(), state.ID.ValueString()
+			c := r.pd.client
+			return wait.Delete(ctx, r.pd.backoff, fmt.Sprintf("read replica set %s of service %s to be deleted", id, serviceID),
+				func(ctx context.Context) (string, bool, error) {
+					rs, err := c.GetReplicaSet(ctx, serviceID, id)
+					if err != nil {
+						return "", false, err
+					}
+					st := deref(rs.Status)
+					return string(st), st == api.ReplicaSetStatusDeleting, nil
+				},
+				func(ctx context.Context) error { return c.DeleteReplicaSet(ctx, serviceID, id) }, nil)
+		})
 }
 
 func (r *readReplicaSetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -429,209 +370,9 @@ func replicaSetTransitional(status string) bool {
 	return false
 }
 
-// ---- API steps of create and update ----
-
-// replicaSetStuck reports, after a 409, the states of a replica set and its service that will not
-// clear by waiting: the set in status error or gone, the service being deleted, paused or gone.
-func replicaSetStuck(pd *providerData, serviceID, id string) func(context.Context) error {
-	return func(ctx context.Context) error {
-		svc, err := pd.client.GetService(ctx, serviceID)
-		if api.IsNotFound(err) {
-			return fmt.Errorf("service %s of read replica set %s no longer exists", serviceID, id)
-		}
-		if err == nil {
-			switch st := deref(svc.Status); st {
-			case api.DELETING, api.DELETED, api.PAUSED:
-				return fmt.Errorf("service %s of read replica set %s is %s: the set cannot be changed now", serviceID, id, st)
-			}
-		}
-		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
-		if api.IsNotFound(err) {
-			return fmt.Errorf("read replica set %s of service %s no longer exists (deleted outside Terraform?)", id, serviceID)
-		}
-		if err == nil {
-			switch st := deref(rs.Status); st {
-			case api.ReplicaSetStatusError, api.ReplicaSetStatusDeleting:
-				return fmt.Errorf("read replica set %q (%s) of service %s is in status %q and cannot be changed; "+
-					"re-create it with terraform apply -replace=<address of the set>", deref(rs.Name), id, serviceID, st)
-			}
-		}
-		return nil // busy for a reason that clears by itself: resizing, creating, service CONFIGURING...
-	}
-}
-
-func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id string, enabled bool) error {
-	action, call := "enable", pd.client.EnableReplicaSetPooler
-	if !enabled {
-		action, call = "disable", pd.client.DisableReplicaSetPooler
-	}
-	what := fmt.Sprintf("the API to %s the connection pooler of read replica set %s of service %s", action, id, serviceID)
-	poolerIs := func(rs *api.ReadReplicaSet) bool {
-		return (rs.ConnectionPooler != nil && rs.ConnectionPooler.Endpoint != nil) == enabled
-	}
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
-		Call:    func(ctx context.Context) error { return call(ctx, serviceID, id) },
-		Stuck:   replicaSetStuck(pd, serviceID, id),
-		Applied: replicaSetShows(pd, serviceID, id, poolerIs),
-	})
-}
-
-// replicaSetShows returns a check of whether the replica set's record satisfies ok.
-func replicaSetShows(pd *providerData, serviceID, id string, ok func(*api.ReadReplicaSet) bool) func(context.Context) bool {
-	return func(ctx context.Context) bool {
-		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
-		return err == nil && ok(rs)
-	}
-}
-
-func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, id, env string) error {
-	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
-	envIs := func(rs *api.ReadReplicaSet) bool { return rs.Metadata != nil && deref(rs.Metadata.Environment) == env }
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
-		Call: func(ctx context.Context) error {
-			return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
-		},
-		Stuck:   replicaSetStuck(pd, serviceID, id),
-		Applied: replicaSetShows(pd, serviceID, id, envIs),
-	})
-}
-
-// createReplicaSetWhenReady waits until the parent service is READY, then creates the set. A 409 (the
-// service became busy in between) is waited out and the create sent again; an ambiguous answer (500,
-// broken connection) is resolved by looking for the new set, never by sending the create again.
-func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID string, body api.ReadReplicaSetCreate) (_ *api.ReadReplicaSet, before map[string]bool, _ error) {
-	c := pd.client
-	what := fmt.Sprintf("service %s to be READY for creating read replica set %q", serviceID, body.Name)
-	created, err := wait.For(ctx, pd.backoff, what, func(ctx context.Context) (wait.PollResult[*api.ReadReplicaSet], error) {
-		svc, err := c.GetService(ctx, serviceID)
-		switch {
-		case api.IsNotFound(err):
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"service %s does not exist: a read replica set needs an existing service (check service_id): %w", serviceID, err))
-		case err != nil:
-			return wait.PollResult[*api.ReadReplicaSet]{}, err
-		}
-		if isStandbyRecord(svc) {
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"service_id %s is the id of a read replica set of service %s, not of a service: read replica set %q needs a primary service; "+
-					"set service_id = %q", serviceID, deref(svc.ForkedFrom.ServiceID), body.Name, deref(svc.ForkedFrom.ServiceID)))
-		}
-		switch st := deref(svc.Status); st {
-		case api.READY:
-		case api.DELETING, api.DELETED:
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"service %s is %s: read replica set %q cannot be created on a service that is being deleted", serviceID, st, body.Name))
-		case api.PAUSED:
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"service %s is PAUSED: resume it before creating read replica set %q (the API only adds replica sets to READY services)", serviceID, body.Name))
-		default:
-			return wait.PollResult[*api.ReadReplicaSet]{Status: "service " + string(st)}, nil
-		}
-
-		before, err = existingReplicaSetIDs(ctx, c, serviceID, svc)
-		if err != nil {
-			return wait.PollResult[*api.ReadReplicaSet]{}, err
-		}
-		rs, err := c.CreateReplicaSet(ctx, serviceID, body)
-		switch {
-		case err == nil:
-			return wait.PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
-		case api.IsConflict(err):
-			tflog.Debug(ctx, "replica set create answered 409: waiting for the service to be READY again", map[string]any{"service_id": serviceID, "error": err.Error()})
-			return wait.PollResult[*api.ReadReplicaSet]{Status: "service READY but create " + wait.ConflictStatus(err)}, nil
-		case api.IsAmbiguous(err):
-			found, ferr := findNewReplicaSet(ctx, pd, serviceID, body.Name, before, err)
-			if ferr == nil {
-				return wait.PollResult[*api.ReadReplicaSet]{Value: found, Done: true}, nil
-			}
-			if wait.IsNotCreated(ferr) { // the look proved it was not made: send it again
-				return wait.PollResult[*api.ReadReplicaSet]{Status: "create lost and not made: sending it again"}, nil
-			}
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(ferr)
-		}
-		return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(err)
-	})
-	return created, before, err
-}
-
-// existingReplicaSetIDs are the ids of the sets a service has before a create.
-func existingReplicaSetIDs(ctx context.Context, c *api.Client, serviceID string, svc *api.Service) (map[string]bool, error) {
-	var sets []api.ReadReplicaSet
-	if svc.ReadReplicaSets != nil {
-		sets = *svc.ReadReplicaSets
-	} else {
-		var err error
-		if sets, err = c.ListReplicaSets(ctx, serviceID); err != nil {
-			return nil, err
-		}
-	}
-	return wait.IDSet(sets, replicaSetID), nil
-}
-
-func replicaSetID(s *api.ReadReplicaSet) string { return deref(s.ID) }
-
-// findNewReplicaSet resolves a lost create answer (wait.FindCreated): the one set named name that
-// was not in before.
-func findNewReplicaSet(ctx context.Context, pd *providerData, serviceID, name string, before map[string]bool, cause error) (*api.ReadReplicaSet, error) {
-	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.ReadReplicaSet]{
-		Kind: "read replica set", Name: name,
-		List: func(ctx context.Context) ([]api.ReadReplicaSet, error) {
-			return pd.client.ListReplicaSets(ctx, serviceID)
-		},
-		Match: func(s *api.ReadReplicaSet) bool { return deref(s.Name) == name && !before[deref(s.ID)] },
-		ID:    replicaSetID,
-	}, cause)
-}
-
 // findPlaceholder looks for the set a lost create made (placeholder.go).
 func (r *readReplicaSetResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
 	return lookForPlaceholder(ctx, state, func(m *readReplicaSetModel) (*api.ReadReplicaSet, error) {
 		return findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), errPlaceholder)
 	}, replicaSetID)
-}
-
-// waitReplicaSet waits until the set is active (and done(set), when given). Status error is a terminal
-// failure. The last record seen is returned with the error when there is one.
-func waitReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name, purpose string, done func(*api.ReadReplicaSet) bool) (*api.ReadReplicaSet, error) {
-	var (
-		last  *api.ReadReplicaSet
-		story []string // the statuses seen, in order, for the error message
-		start = time.Now()
-	)
-	what := fmt.Sprintf("read replica set %q (%s) of service %s %s", name, id, serviceID, purpose)
-	rs, err := wait.For(ctx, pd.backoff, what, func(ctx context.Context) (wait.PollResult[*api.ReadReplicaSet], error) {
-		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
-		switch {
-		case api.IsNotFound(err):
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"read replica set %q (%s) disappeared from service %s while waiting for it %s: it was deleted outside Terraform, or the service was", name, id, serviceID, purpose))
-		case err != nil:
-			return wait.PollResult[*api.ReadReplicaSet]{}, err
-		}
-		last = rs
-		if st := string(deref(rs.Status)); len(story) == 0 || story[len(story)-1] != st {
-			story = append(story, st)
-		}
-		switch st := deref(rs.Status); {
-		case st == api.ReplicaSetStatusError:
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"read replica set %q (%s) of service %s is in status %q: the API could not provision it "+
-					"(nodes %d, cpu_millis %d, memory_gbs %d; statuses seen while waiting %s: %s, over %s). "+
-					"Status error is terminal: Terraform keeps the set as tainted and the next apply deletes and re-creates it; "+
-					"if it fails again, try another size or contact support with the set id",
-				name, id, serviceID, st, deref(rs.Nodes), int64Value(rs.CPUMillis).ValueInt64(), int64Value(rs.MemoryGbs).ValueInt64(),
-				purpose, strings.Join(story, " -> "), time.Since(start).Round(time.Second)))
-		case st == api.ReplicaSetStatusDeleting:
-			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"read replica set %q (%s) of service %s is being deleted (outside Terraform, or with its service) while waiting for it %s", name, id, serviceID, purpose))
-		case st == api.ReplicaSetStatusActive && (done == nil || done(rs)):
-			return wait.PollResult[*api.ReadReplicaSet]{Value: rs, Done: true}, nil
-		default:
-			return wait.PollResult[*api.ReadReplicaSet]{Status: string(st)}, nil
-		}
-	})
-	if err != nil {
-		return last, err
-	}
-	return rs, nil
 }

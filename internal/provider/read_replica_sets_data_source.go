@@ -59,7 +59,7 @@ func (d *readReplicaSetsDataSource) Read(ctx context.Context, req datasource.Rea
 		return
 	}
 	serviceID := cfg.ServiceID.ValueString()
-	sets, err := d.pd.reads.ListReplicaSets(ctx, d.pd.client, serviceID)
+	sets, err := d.pd.read().ListReplicaSets(ctx, serviceID)
 	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("service_id"), "Service not found", "Could not list read replica sets",
 		fmt.Sprintf("There is no service %s in this project, so it has no read replica sets to list: %v", serviceID, err)) {
 		return
@@ -109,7 +109,7 @@ func (d *readReplicaSetDataSource) Read(ctx context.Context, req datasource.Read
 		return
 	}
 	serviceID, id := cfg.ServiceID.ValueString(), cfg.ID.ValueString()
-	rs, err := d.pd.reads.GetReplicaSet(ctx, d.pd.client, serviceID, id)
+	rs, err := d.pd.read().GetReplicaSet(ctx, serviceID, id)
 	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "Read replica set not found", "Could not read read replica set",
 		fmt.Sprintf("Service %s has no read replica set %s (or the service does not exist): %v", serviceID, id, err)) {
 		return

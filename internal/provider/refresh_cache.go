@@ -41,8 +41,11 @@ const refreshListTTL = time.Minute
 //     (removal from state) is always confirmed by a read of that object; and a failed list falls back
 //     to the single read as well, so that an error never removes anything.
 //
-// The zero value is not usable: use newReadCache. A nil *readCache asks the API every time.
+// The zero value is not usable: use newReadCache, and of once the client exists. A cache without
+// lists (uncachedReads) asks the API every time.
 type readCache struct {
+	client *api.Client // reads go through it; its transport tells the cache about writes (config)
+
 	ttl time.Duration
 	now func() time.Time
 
@@ -166,39 +169,93 @@ func (c *readCache) fetch(ctx context.Context, l *sharedList, fetch func(context
 
 // ---- The reads, by record type. Each mirrors the client's method of the same name.
 
-// GetService returns a service record: from the shared list of services, else with its own GET.
-func (c *readCache) GetService(ctx context.Context, client *api.Client, id string) (*api.Service, error) {
-	if svc, ok := c.listedService(ctx, client, id); ok {
-		return svc, nil
-	}
-	return client.GetService(ctx, id)
+// of makes the cache read through client (the client built on c.config), and returns it.
+func (c *readCache) of(client *api.Client) *readCache {
+	c.client = client
+	return c
 }
 
-// ListServices returns the project's services: the shared list.
-func (c *readCache) ListServices(ctx context.Context, client *api.Client) ([]api.Service, error) {
-	if c == nil {
-		return client.ListServices(ctx)
+// uncachedReads is a read cache without lists: every read asks the API (providerData.read, when
+// the provider data has no cache).
+func uncachedReads(client *api.Client) *readCache { return &readCache{client: client} }
+
+// cachedKind is one record type the cache serves: the key of its shared list in a scope (the VPC of
+// peerings; "" for the project's lists), the list, the record's own GET, and the id that indexes it.
+type cachedKind[T any] struct {
+	key  func(scope string) string
+	list func(ctx context.Context, c *api.Client, scope string) ([]T, error)
+	get  func(ctx context.Context, c *api.Client, scope, id string) (*T, error)
+	id   func(*T) string
+}
+
+var (
+	cachedServices = cachedKind[api.Service]{
+		key:  func(string) string { return servicesList },
+		list: func(ctx context.Context, c *api.Client, _ string) ([]api.Service, error) { return c.ListServices(ctx) },
+		get: func(ctx context.Context, c *api.Client, _, id string) (*api.Service, error) {
+			return c.GetService(ctx, id)
+		},
+		id: serviceRecordID,
 	}
-	l, ok, err := sharedRecords(ctx, c, servicesList, client.ListServices, serviceRecordID)
+	cachedVPCs = cachedKind[api.VPC]{
+		key:  func(string) string { return vpcsList },
+		list: func(ctx context.Context, c *api.Client, _ string) ([]api.VPC, error) { return c.ListVPCs(ctx) },
+		get:  func(ctx context.Context, c *api.Client, _, id string) (*api.VPC, error) { return c.GetVPC(ctx, id) },
+		id:   vpcID,
+	}
+	cachedPeerings = cachedKind[api.Peering]{
+		key: peeringsList,
+		list: func(ctx context.Context, c *api.Client, vpcID string) ([]api.Peering, error) {
+			return c.ListPeerings(ctx, vpcID)
+		},
+		get: func(ctx context.Context, c *api.Client, vpcID, id string) (*api.Peering, error) {
+			return c.GetPeering(ctx, vpcID, id)
+		},
+		id: peeringID,
+	}
+)
+
+// shared is the list of kind k in scope, when the cache can serve it (ok); err is a failed list's error.
+func shared[T any](ctx context.Context, c *readCache, k cachedKind[T], scope string) (_ listed[T], ok bool, _ error) {
+	if c.lists == nil {
+		return listed[T]{}, false, nil
+	}
+	return sharedRecords(ctx, c, k.key(scope), func(ctx context.Context) ([]T, error) { return k.list(ctx, c.client, scope) }, k.id)
+}
+
+// cachedGet returns a record: from the shared list, else with its own GET.
+func cachedGet[T any](ctx context.Context, c *readCache, k cachedKind[T], scope, id string) (*T, error) {
+	if id != "" {
+		if l, ok, _ := shared(ctx, c, k, scope); ok {
+			if v, ok := l.get(id); ok {
+				return v, nil
+			}
+		}
+	}
+	return k.get(ctx, c.client, scope, id)
+}
+
+// cachedList returns the shared list (a copy), else the API's own list; a failed shared list is
+// the error.
+func cachedList[T any](ctx context.Context, c *readCache, k cachedKind[T], scope string) ([]T, error) {
+	l, ok, err := shared(ctx, c, k, scope)
 	switch {
 	case ok:
 		return l.all(), nil
 	case err != nil:
 		return nil, err
 	}
-	return client.ListServices(ctx)
+	return k.list(ctx, c.client, scope)
 }
 
-// listedService is id's record in the shared list of services, if the list can serve and holds it.
-func (c *readCache) listedService(ctx context.Context, client *api.Client, id string) (*api.Service, bool) {
-	if c == nil || id == "" {
-		return nil, false
-	}
-	l, ok, _ := sharedRecords(ctx, c, servicesList, client.ListServices, serviceRecordID)
-	if !ok {
-		return nil, false
-	}
-	return l.get(id)
+// GetService returns a service record: from the shared list of services, else with its own GET.
+func (c *readCache) GetService(ctx context.Context, id string) (*api.Service, error) {
+	return cachedGet(ctx, c, cachedServices, "", id)
+}
+
+// ListServices returns the project's services: the shared list.
+func (c *readCache) ListServices(ctx context.Context) ([]api.Service, error) {
+	return cachedList(ctx, c, cachedServices, "")
 }
 
 // A read replica set's standby record (service_standby.go) is never served from the list: it is
@@ -217,31 +274,38 @@ func peeringID(p *api.Peering) string { return deref(p.ID) }
 
 // GetReplicaSet returns a read replica set: from its service's record in the shared list of
 // services, else with the client's own read (which lists the service's replica sets).
-func (c *readCache) GetReplicaSet(ctx context.Context, client *api.Client, serviceID, id string) (*api.ReadReplicaSet, error) {
-	if sets, ok := c.listedReplicaSets(ctx, client, serviceID); ok {
+func (c *readCache) GetReplicaSet(ctx context.Context, serviceID, id string) (*api.ReadReplicaSet, error) {
+	if sets, ok := c.listedReplicaSets(ctx, serviceID); ok {
 		for i := range sets {
 			if deref(sets[i].ID) == id {
 				return &sets[i], nil
 			}
 		}
 	}
-	return client.GetReplicaSet(ctx, serviceID, id)
+	return c.client.GetReplicaSet(ctx, serviceID, id)
 }
 
 // ListReplicaSets returns a service's read replica sets: from its record in the shared list of
 // services, else with the client's own list.
-func (c *readCache) ListReplicaSets(ctx context.Context, client *api.Client, serviceID string) ([]api.ReadReplicaSet, error) {
-	if sets, ok := c.listedReplicaSets(ctx, client, serviceID); ok {
+func (c *readCache) ListReplicaSets(ctx context.Context, serviceID string) ([]api.ReadReplicaSet, error) {
+	if sets, ok := c.listedReplicaSets(ctx, serviceID); ok {
 		return sets, nil
 	}
-	return client.ListReplicaSets(ctx, serviceID)
+	return c.client.ListReplicaSets(ctx, serviceID)
 }
 
 // listedReplicaSets is a copy of the read_replica_sets of the service's record in the shared list,
 // if that tells them: the list can serve and holds the service, the record carries
 // read_replica_sets, and every set in it has an id (see api.Client.GetReplicaSet).
-func (c *readCache) listedReplicaSets(ctx context.Context, client *api.Client, serviceID string) ([]api.ReadReplicaSet, bool) {
-	svc, ok := c.listedService(ctx, client, serviceID)
+func (c *readCache) listedReplicaSets(ctx context.Context, serviceID string) ([]api.ReadReplicaSet, bool) {
+	if serviceID == "" {
+		return nil, false
+	}
+	l, ok, _ := shared(ctx, c, cachedServices, "")
+	if !ok {
+		return nil, false
+	}
+	svc, ok := l.get(serviceID)
 	if !ok || svc.ReadReplicaSets == nil {
 		return nil, false
 	}
@@ -255,61 +319,29 @@ func (c *readCache) listedReplicaSets(ctx context.Context, client *api.Client, s
 }
 
 // GetVPC returns a VPC: from the shared list of VPCs, else with its own GET.
-func (c *readCache) GetVPC(ctx context.Context, client *api.Client, id string) (*api.VPC, error) {
-	if c != nil && id != "" {
-		if l, ok, _ := sharedRecords(ctx, c, vpcsList, client.ListVPCs, vpcID); ok {
-			if v, ok := l.get(id); ok {
-				return v, nil
-			}
-		}
-	}
-	return client.GetVPC(ctx, id)
+func (c *readCache) GetVPC(ctx context.Context, id string) (*api.VPC, error) {
+	return cachedGet(ctx, c, cachedVPCs, "", id)
 }
 
 // ListVPCs returns the project's VPCs: the shared list.
-func (c *readCache) ListVPCs(ctx context.Context, client *api.Client) ([]api.VPC, error) {
-	if c == nil {
-		return client.ListVPCs(ctx)
-	}
-	l, ok, err := sharedRecords(ctx, c, vpcsList, client.ListVPCs, vpcID)
-	switch {
-	case ok:
-		return l.all(), nil
-	case err != nil:
-		return nil, err
-	}
-	return client.ListVPCs(ctx)
+func (c *readCache) ListVPCs(ctx context.Context) ([]api.VPC, error) {
+	return cachedList(ctx, c, cachedVPCs, "")
 }
 
 // GetPeering returns a peering: from the shared list of its VPC's peerings, else with its own GET.
-func (c *readCache) GetPeering(ctx context.Context, client *api.Client, vpcID, id string) (*api.Peering, error) {
-	if c != nil && vpcID != "" && id != "" {
-		if l, ok, _ := sharedRecords(ctx, c, peeringsList(vpcID), c.peeringsOf(client, vpcID), peeringID); ok {
-			if p, ok := l.get(id); ok {
-				return p, nil
-			}
-		}
+func (c *readCache) GetPeering(ctx context.Context, vpcID, id string) (*api.Peering, error) {
+	if vpcID == "" {
+		return c.client.GetPeering(ctx, vpcID, id)
 	}
-	return client.GetPeering(ctx, vpcID, id)
+	return cachedGet(ctx, c, cachedPeerings, vpcID, id)
 }
 
 // ListPeerings returns a VPC's peerings: the shared list of that VPC.
-func (c *readCache) ListPeerings(ctx context.Context, client *api.Client, vpcID string) ([]api.Peering, error) {
-	if c == nil || vpcID == "" {
-		return client.ListPeerings(ctx, vpcID)
+func (c *readCache) ListPeerings(ctx context.Context, vpcID string) ([]api.Peering, error) {
+	if vpcID == "" {
+		return c.client.ListPeerings(ctx, vpcID)
 	}
-	l, ok, err := sharedRecords(ctx, c, peeringsList(vpcID), c.peeringsOf(client, vpcID), peeringID)
-	switch {
-	case ok:
-		return l.all(), nil
-	case err != nil:
-		return nil, err
-	}
-	return client.ListPeerings(ctx, vpcID)
-}
-
-func (c *readCache) peeringsOf(client *api.Client, vpcID string) func(context.Context) ([]api.Peering, error) {
-	return func(ctx context.Context) ([]api.Peering, error) { return client.ListPeerings(ctx, vpcID) }
+	return cachedList(ctx, c, cachedPeerings, vpcID)
 }
 
 // ---- Writes

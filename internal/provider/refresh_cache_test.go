@@ -39,6 +39,7 @@ func newReadCacheEnv(t *testing.T, n int, base http.RoundTripper) *readCacheEnv 
 		t.Fatal(err)
 	}
 	env.client = c
+	env.cache.of(c)
 	srv.ResetRequests()
 	return env
 }
@@ -50,7 +51,7 @@ func TestServiceReadCacheSharesOneList(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, id := range env.ids {
 		wg.Go(func() {
-			svc, err := env.cache.GetService(ctx, env.client, id)
+			svc, err := env.cache.GetService(ctx, id)
 			if err != nil {
 				t.Error(err)
 				return
@@ -76,14 +77,14 @@ func TestServiceReadCacheSharesOneList(t *testing.T) {
 	env.srv.ResetRequests()
 	now := time.Now()
 	env.cache.now = func() time.Time { return now }
-	if _, err := env.cache.GetService(ctx, env.client, env.ids[0]); err != nil {
+	if _, err := env.cache.GetService(ctx, env.ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	if n := env.srv.Calls(""); n != 0 {
 		t.Errorf("a Read within the TTL made %d requests, want 0", n)
 	}
 	now = now.Add(refreshListTTL + time.Second)
-	if _, err := env.cache.GetService(ctx, env.client, env.ids[0]); err != nil {
+	if _, err := env.cache.GetService(ctx, env.ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	if n := env.srv.Calls("listServices"); n != 1 {
@@ -95,7 +96,7 @@ func TestServiceReadCacheMissIsConfirmedByGet(t *testing.T) {
 	env := newReadCacheEnv(t, 3, nil)
 	ctx := context.Background()
 	// Gone from the API: the list does not hold it, so its own GET decides (404).
-	_, err := env.cache.GetService(ctx, env.client, "nosuchsvc1")
+	_, err := env.cache.GetService(ctx, "nosuchsvc1")
 	if !api.IsNotFound(err) {
 		t.Fatalf("want a 404 from the confirming GET, got %v", err)
 	}
@@ -107,7 +108,7 @@ func TestServiceReadCacheMissIsConfirmedByGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := env.cache.GetService(ctx, env.client, *other.ServiceID)
+	svc, err := env.cache.GetService(ctx, *other.ServiceID)
 	if err != nil || deref(svc.ServiceID) != *other.ServiceID {
 		t.Fatalf("GetService(new id) = %v, %v", svc, err)
 	}
@@ -116,20 +117,20 @@ func TestServiceReadCacheMissIsConfirmedByGet(t *testing.T) {
 func TestServiceReadCacheListFailureFallsBackToGet(t *testing.T) {
 	env := newReadCacheEnv(t, 2, nil)
 	env.srv.InjectFault("listServices", emulator.FaultServerError, 100)
-	svc, err := env.cache.GetService(context.Background(), env.client, env.ids[1])
+	svc, err := env.cache.GetService(context.Background(), env.ids[1])
 	if err != nil || deref(svc.ServiceID) != env.ids[1] {
 		t.Fatalf("GetService = %v, %v: want the GET's record", svc, err)
 	}
 }
 
-func TestServiceReadCacheNilGets(t *testing.T) {
+func TestServiceReadCacheUncachedGets(t *testing.T) {
 	env := newReadCacheEnv(t, 1, nil)
-	var c *readCache
-	if _, err := c.GetService(context.Background(), env.client, env.ids[0]); err != nil {
+	c := uncachedReads(env.client)
+	if _, err := c.GetService(context.Background(), env.ids[0]); err != nil {
 		t.Fatal(err)
 	}
 	if l, g := env.srv.Calls("listServices"), env.srv.Calls("getService"); l != 0 || g != 1 {
-		t.Errorf("nil cache: list %d, get %d; want 0 and 1", l, g)
+		t.Errorf("uncached: list %d, get %d; want 0 and 1", l, g)
 	}
 }
 
@@ -138,7 +139,7 @@ func TestServiceReadCacheWriteThenReadIsNeverStale(t *testing.T) {
 	env := newReadCacheEnv(t, 3, nil)
 	ctx := context.Background()
 	id := env.ids[1]
-	before, err := env.cache.GetService(ctx, env.client, id)
+	before, err := env.cache.GetService(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func TestServiceReadCacheWriteThenReadIsNeverStale(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rid := range []string{id, env.ids[2]} {
-			got, gerr := env.cache.GetService(ctx, env.client, rid)
+			got, gerr := env.cache.GetService(ctx, rid)
 			want, werr := env.client.GetService(ctx, rid)
 			if (gerr == nil) != (werr == nil) || (gerr == nil && !sameService(got, want)) {
 				t.Fatalf("Read after a write is stale for %s:\n got  %+v, %v\n want %+v, %v", rid, got, gerr, want, werr)
@@ -202,7 +203,7 @@ func TestServiceReadCacheListInFlightAcrossWriteIsDropped(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		svc, err := env.cache.GetService(ctx, env.client, id)
+		svc, err := env.cache.GetService(ctx, id)
 		done <- result{svc, err}
 	}()
 	<-hold.taken // the list holds the record from before the resize

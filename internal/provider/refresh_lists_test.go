@@ -92,32 +92,32 @@ func TestReadCacheEveryRecordTypeSharesItsList(t *testing.T) {
 	for sid, rsid := range env.sets {
 		reads = append(reads,
 			read{"service " + sid,
-				func() (any, error) { return c.GetService(ctx, client, sid) },
+				func() (any, error) { return c.GetService(ctx, sid) },
 				func() (any, error) { return client.GetService(ctx, sid) }},
 			read{"replica set " + rsid,
-				func() (any, error) { return c.GetReplicaSet(ctx, client, sid, rsid) },
+				func() (any, error) { return c.GetReplicaSet(ctx, sid, rsid) },
 				func() (any, error) { return client.GetReplicaSet(ctx, sid, rsid) }},
 			read{"replica sets of " + sid,
-				func() (any, error) { return c.ListReplicaSets(ctx, client, sid) },
+				func() (any, error) { return c.ListReplicaSets(ctx, sid) },
 				func() (any, error) { return client.ListReplicaSets(ctx, sid) }})
 	}
 	for vid, pids := range env.peerings {
 		reads = append(reads,
 			read{"VPC " + vid,
-				func() (any, error) { return c.GetVPC(ctx, client, vid) },
+				func() (any, error) { return c.GetVPC(ctx, vid) },
 				func() (any, error) { return client.GetVPC(ctx, vid) }},
 			read{"peerings of " + vid,
-				func() (any, error) { return c.ListPeerings(ctx, client, vid) },
+				func() (any, error) { return c.ListPeerings(ctx, vid) },
 				func() (any, error) { return client.ListPeerings(ctx, vid) }})
 		for _, pid := range pids {
 			reads = append(reads, read{"peering " + pid,
-				func() (any, error) { return c.GetPeering(ctx, client, vid, pid) },
+				func() (any, error) { return c.GetPeering(ctx, vid, pid) },
 				func() (any, error) { return client.GetPeering(ctx, vid, pid) }})
 		}
 	}
 	reads = append(reads,
-		read{"services", func() (any, error) { return c.ListServices(ctx, client) }, func() (any, error) { return client.ListServices(ctx) }},
-		read{"VPCs", func() (any, error) { return c.ListVPCs(ctx, client) }, func() (any, error) { return client.ListVPCs(ctx) }})
+		read{"services", func() (any, error) { return c.ListServices(ctx) }, func() (any, error) { return client.ListServices(ctx) }},
+		read{"VPCs", func() (any, error) { return c.ListVPCs(ctx) }, func() (any, error) { return client.ListVPCs(ctx) }})
 
 	got := make([]any, len(reads))
 	var wg sync.WaitGroup
@@ -149,17 +149,17 @@ func TestReadCacheEveryRecordTypeSharesItsList(t *testing.T) {
 func TestReadCacheMissIsConfirmedBySingleRead(t *testing.T) {
 	env := newStackEnv(t, 2, 1, 1)
 	ctx := context.Background()
-	c, client := env.cache, env.client
+	c := env.cache
 	sid, vid := env.ids[0], env.vpcs[0]
 	for _, r := range []struct {
 		name string
 		read func() error
 		op   string
 	}{
-		{"replica set", func() error { _, err := c.GetReplicaSet(ctx, client, sid, "nosuchset1"); return err }, "listReplicaSets"},
-		{"replica set of a missing service", func() error { _, err := c.GetReplicaSet(ctx, client, "nosuchsvc1", "nosuchset1"); return err }, "listReplicaSets"},
-		{"VPC", func() error { _, err := c.GetVPC(ctx, client, "999999"); return err }, "getVPC"},
-		{"peering", func() error { _, err := c.GetPeering(ctx, client, vid, "999999"); return err }, "getPeering"},
+		{"replica set", func() error { _, err := c.GetReplicaSet(ctx, sid, "nosuchset1"); return err }, "listReplicaSets"},
+		{"replica set of a missing service", func() error { _, err := c.GetReplicaSet(ctx, "nosuchsvc1", "nosuchset1"); return err }, "listReplicaSets"},
+		{"VPC", func() error { _, err := c.GetVPC(ctx, "999999"); return err }, "getVPC"},
+		{"peering", func() error { _, err := c.GetPeering(ctx, vid, "999999"); return err }, "getPeering"},
 	} {
 		env.srv.ResetRequests()
 		if err := r.read(); !api.IsNotFound(err) {
@@ -176,15 +176,15 @@ func TestReadCacheMissIsConfirmedBySingleRead(t *testing.T) {
 	env.srv.RemoveReplicaSet(testProjectID, sid, env.sets[sid])
 	env.srv.RemovePeering(testProjectID, vid, env.peerings[vid][0])
 	now = now.Add(refreshListTTL + time.Second)
-	if _, err := c.GetReplicaSet(ctx, client, sid, env.sets[sid]); !api.IsNotFound(err) {
+	if _, err := c.GetReplicaSet(ctx, sid, env.sets[sid]); !api.IsNotFound(err) {
 		t.Errorf("replica set deleted out of band: got %v, want a 404", err)
 	}
-	if _, err := c.GetPeering(ctx, client, vid, env.peerings[vid][0]); !api.IsNotFound(err) {
+	if _, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); !api.IsNotFound(err) {
 		t.Errorf("peering deleted out of band: got %v, want a 404", err)
 	}
 	env.srv.RemoveVPC(testProjectID, vid)
 	now = now.Add(refreshListTTL + time.Second)
-	if _, err := c.GetVPC(ctx, client, vid); !api.IsNotFound(err) {
+	if _, err := c.GetVPC(ctx, vid); !api.IsNotFound(err) {
 		t.Errorf("VPC deleted out of band: got %v, want a 404", err)
 	}
 }
@@ -193,32 +193,32 @@ func TestReadCacheMissIsConfirmedBySingleRead(t *testing.T) {
 func TestReadCacheFailedListFallsBackToSingleRead(t *testing.T) {
 	env := newStackEnv(t, 2, 1, 1)
 	ctx := context.Background()
-	c, client := env.cache, env.client
+	c := env.cache
 	sid, vid := env.ids[1], env.vpcs[0]
 	for _, op := range []string{"listServices", "listVPCs", "listPeerings"} {
 		env.srv.InjectFault(op, emulator.FaultServerError, 1000)
 	}
-	if rs, err := c.GetReplicaSet(ctx, client, sid, env.sets[sid]); err != nil || deref(rs.ID) != env.sets[sid] {
+	if rs, err := c.GetReplicaSet(ctx, sid, env.sets[sid]); err != nil || deref(rs.ID) != env.sets[sid] {
 		t.Errorf("GetReplicaSet = %v, %v: want the single read's record", rs, err)
 	}
-	if v, err := c.GetVPC(ctx, client, vid); err != nil || deref(v.ID) != vid {
+	if v, err := c.GetVPC(ctx, vid); err != nil || deref(v.ID) != vid {
 		t.Errorf("GetVPC = %v, %v: want the single read's record", v, err)
 	}
-	if p, err := c.GetPeering(ctx, client, vid, env.peerings[vid][0]); err != nil || deref(p.ID) != env.peerings[vid][0] {
+	if p, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); err != nil || deref(p.ID) != env.peerings[vid][0] {
 		t.Errorf("GetPeering = %v, %v: want the single read's record", p, err)
 	}
 	// The failed list is not asked again by the next readers (within the TTL): they read on their own.
 	lists := env.srv.Calls("listVPCs")
-	if v, err := c.GetVPC(ctx, client, vid); err != nil || deref(v.ID) != vid {
+	if v, err := c.GetVPC(ctx, vid); err != nil || deref(v.ID) != vid {
 		t.Errorf("GetVPC again = %v, %v: want the single read's record", v, err)
 	}
 	if n := env.srv.Calls("listVPCs"); n != lists {
 		t.Errorf("a second read asked the failed VPC list again (%d requests, then %d)", lists, n)
 	}
-	if _, err := c.ListVPCs(ctx, client); err == nil || api.IsNotFound(err) {
+	if _, err := c.ListVPCs(ctx); err == nil || api.IsNotFound(err) {
 		t.Errorf("ListVPCs with a failing list: got %v, want its 502", err)
 	}
-	if _, err := c.ListPeerings(ctx, client, vid); err == nil || api.IsNotFound(err) {
+	if _, err := c.ListPeerings(ctx, vid); err == nil || api.IsNotFound(err) {
 		t.Errorf("ListPeerings with a failing list: got %v, want its 502", err)
 	}
 }
@@ -229,32 +229,32 @@ func TestReadCacheWriteDropsEveryList(t *testing.T) {
 	ctx := context.Background()
 	c, client := env.cache, env.client
 	sid, vid := env.ids[0], env.vpcs[0]
-	if _, err := c.GetVPC(ctx, client, vid); err != nil {
+	if _, err := c.GetVPC(ctx, vid); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetReplicaSet(ctx, client, sid, env.sets[sid]); err != nil {
+	if _, err := c.GetReplicaSet(ctx, sid, env.sets[sid]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetPeering(ctx, client, vid, env.peerings[vid][0]); err != nil {
+	if _, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client.RenameVPC(ctx, vid, "renamed"); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := c.GetVPC(ctx, client, vid); err != nil || deref(v.Name) != "renamed" {
+	if v, err := c.GetVPC(ctx, vid); err != nil || deref(v.Name) != "renamed" {
 		t.Errorf("GetVPC after a rename = %v, %v: want the new name", v, err)
 	}
 	if err := client.ResizeReplicaSet(ctx, sid, env.sets[sid], 1000, 4); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := c.GetReplicaSet(ctx, client, sid, env.sets[sid])
+	rs, err := c.GetReplicaSet(ctx, sid, env.sets[sid])
 	if err != nil || int64Value(rs.CPUMillis).ValueInt64() != 1000 {
 		t.Errorf("GetReplicaSet after a resize = %+v, %v: want cpu_millis 1000", rs, err)
 	}
 	if err := client.DeletePeering(ctx, vid, env.peerings[vid][0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetPeering(ctx, client, vid, env.peerings[vid][0]); !api.IsNotFound(err) {
+	if _, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); !api.IsNotFound(err) {
 		t.Errorf("GetPeering after its delete: got %v, want a 404", err)
 	}
 	if n := env.srv.Calls("listVPCs"); n != 2 {

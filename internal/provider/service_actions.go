@@ -15,7 +15,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -33,9 +32,7 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
-var (
-	_ action.ActionWithConfigure = (*serviceStateAction)(nil)
-)
+var _ actionImpl = (*serviceStateAction)(nil)
 
 // defaultActionTimeout bounds an action without a `timeouts { invoke = ... }`.
 const defaultActionTimeout = 30 * time.Minute
@@ -53,13 +50,13 @@ const (
 )
 
 // NewServiceRestartAction is dbcloud_service_restart.
-func NewServiceRestartAction() action.Action { return &serviceStateAction{op: opRestart} }
+func NewServiceRestartAction() action.Action { return manageAction(&serviceStateAction{op: opRestart}) }
 
 // NewServicePauseAction is dbcloud_service_pause.
-func NewServicePauseAction() action.Action { return &serviceStateAction{op: opPause} }
+func NewServicePauseAction() action.Action { return manageAction(&serviceStateAction{op: opPause}) }
 
 // NewServiceResumeAction is dbcloud_service_resume.
-func NewServiceResumeAction() action.Action { return &serviceStateAction{op: opResume} }
+func NewServiceResumeAction() action.Action { return manageAction(&serviceStateAction{op: opResume}) }
 
 type serviceStateAction struct {
 	pd *providerData
@@ -76,9 +73,7 @@ func (a *serviceStateAction) Metadata(_ context.Context, req action.MetadataRequ
 	resp.TypeName = req.ProviderTypeName + map[serviceOp]string{opRestart: "_service_restart", opPause: "_service_pause", opResume: "_service_resume"}[a.op]
 }
 
-func (a *serviceStateAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+func (a *serviceStateAction) dataSlot() **providerData { return &a.pd }
 
 func (a *serviceStateAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	descriptions := map[serviceOp]struct{ action, wait string }{
@@ -124,7 +119,7 @@ func (a *serviceStateAction) Invoke(ctx context.Context, req action.InvokeReques
 	var m serviceActionModel
 	progress := actionProgress(ctx, resp)
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || notConfigured(a.pd, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel, ok := withTimeout(ctx, m.Timeouts.Invoke, defaultActionTimeout, &resp.Diagnostics)
@@ -183,21 +178,16 @@ func (a *serviceStateAction) summary() string {
 		opResume: "Could not resume the service"}[a.op]
 }
 
-// fail reports a failed step: what the step did, the API's answer and what to do.
+// fail reports a failed step (actionFailed): what the step did, the API's answer and what to do.
 func (a *serviceStateAction) fail(ctx context.Context, diags *diag.Diagnostics, step string, err error) {
-	if interruptedWait(diags, err, diag.SeverityError, a.summary()+": interrupted", fmt.Sprintf("Interrupted while %s: %s\n\nA call the API already accepted "+
-		"goes on without Terraform (the service keeps pausing or resuming). Invoke the action again to finish: "+
-		"a pause of a PAUSING service, or a resume of a RESUMING one, only waits.", step, err)) {
-		return
-	}
-	var timeout *wait.TimeoutError
-	if errors.As(err, &timeout) {
-		diags.AddError(a.summary()+": timed out", fmt.Sprintf("While %s: %s\n\nThe API may still complete what it accepted. "+
+	a.pd.actionFailed(ctx, diags, a.summary(), err,
+		fmt.Sprintf("Interrupted while %s: %s\n\nA call the API already accepted "+
+			"goes on without Terraform (the service keeps pausing or resuming). Invoke the action again to finish: "+
+			"a pause of a PAUSING service, or a resume of a RESUMING one, only waits.", step, err),
+		fmt.Sprintf("While %s: %s\n\nThe API may still complete what it accepted. "+
 			"Raise timeouts.invoke if this routinely takes longer, or invoke the action again: it continues from the "+
-			"service's status.", step, err))
-		return
-	}
-	a.pd.addError(ctx, diags, a.summary(), fmt.Errorf("while %s: %w", step, err))
+			"service's status.", step, err),
+		fmt.Errorf("while %s: %w", step, err))
 }
 
 // serviceActionStep is one step of an action.

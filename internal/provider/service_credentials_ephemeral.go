@@ -47,14 +47,14 @@ const (
 )
 
 var (
-	_ ephemeral.EphemeralResourceWithConfigure      = (*serviceCredentials)(nil)
+	_ ephemeralImpl                                 = (*serviceCredentials)(nil)
 	_ ephemeral.EphemeralResourceWithClose          = (*serviceCredentials)(nil)
 	_ ephemeral.EphemeralResourceWithValidateConfig = (*serviceCredentials)(nil)
 )
 
 // NewServiceCredentialsEphemeralResource returns the dbcloud_service_credentials ephemeral resource.
 func NewServiceCredentialsEphemeralResource() ephemeral.EphemeralResource {
-	return &serviceCredentials{}
+	return manageEphemeral(&serviceCredentials{})
 }
 
 type serviceCredentials struct {
@@ -82,9 +82,7 @@ func (r *serviceCredentials) Metadata(_ context.Context, _ ephemeral.MetadataReq
 	resp.TypeName = serviceCredentialsTypeName
 }
 
-func (r *serviceCredentials) Configure(_ context.Context, req ephemeral.ConfigureRequest, resp *ephemeral.ConfigureResponse) {
-	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+func (r *serviceCredentials) dataSlot() **providerData { return &r.pd } // Configure: manageEphemeral
 
 func (r *serviceCredentials) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -188,9 +186,6 @@ func (r *serviceCredentials) ValidateConfig(ctx context.Context, req ephemeral.V
 // ---- Open ----
 
 func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest, resp *ephemeral.OpenResponse) {
-	if notConfigured(r.pd, &resp.Diagnostics) {
-		return
-	}
 	var m serviceCredentialsModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
@@ -370,9 +365,6 @@ type credentialsPrivate struct {
 	Username  string `json:"username"`
 	ExpiresAt string `json:"expires_at"`
 }
-
-// openLogins keeps what Close needs in the provider's memory.
-var openLogins = &logins.Registry{}
 
 // Close drops the login. It runs also when the run was interrupted (Ctrl-C), when Terraform has
 // already told the provider to stop and every request's context is cancelled: the drop gets a

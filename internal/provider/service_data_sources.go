@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -13,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -39,7 +42,7 @@ func serviceComputedAttributes() map[string]schema.Attribute {
 	i64 := func(desc string) schema.Attribute {
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
 	}
-	return map[string]schema.Attribute{
+	return withResourceFields(map[string]schema.Attribute{
 		"project_id":   str("Project the service lives in."),
 		"name":         str("Service name."),
 		"region_code":  str("Cloud region, e.g. `us-east-1`."),
@@ -78,7 +81,43 @@ func serviceComputedAttributes() map[string]schema.Attribute {
 				"is_standby": schema.BoolAttribute{Computed: true, MarkdownDescription: "`true` when the record is the standby of a read replica set: the id read is a read replica set's, not a service's (see the `dbcloud_service` data source). `false` for a fork."},
 			},
 		},
+	})
+}
+
+// withResourceFields adds to attrs every field of serviceFields (the data sources' model) that attrs
+// does not describe, as a computed attribute with the resource's type and description: a new field of
+// the service is an attribute of both data sources without an edit here (id is each one's own).
+func withResourceFields(attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	var res resource.SchemaResponse
+	(&serviceResource{}).Schema(context.Background(), resource.SchemaRequest{}, &res)
+	fields := reflect.TypeFor[serviceFields]()
+	for i := range fields.NumField() {
+		name := fields.Field(i).Tag.Get("tfsdk")
+		if _, ok := attrs[name]; ok || name == "id" {
+			continue
+		}
+		attrs[name] = computedAttribute(name, res.Schema.Attributes[name])
 	}
+	return attrs
+}
+
+// computedAttribute is a resource attribute as a computed data source attribute.
+func computedAttribute(name string, a rschema.Attribute) schema.Attribute {
+	switch a := a.(type) {
+	case rschema.StringAttribute:
+		return schema.StringAttribute{Computed: true, MarkdownDescription: a.MarkdownDescription}
+	case rschema.Int64Attribute:
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: a.MarkdownDescription}
+	case rschema.BoolAttribute:
+		return schema.BoolAttribute{Computed: true, MarkdownDescription: a.MarkdownDescription}
+	case rschema.Float64Attribute:
+		return schema.Float64Attribute{Computed: true, MarkdownDescription: a.MarkdownDescription}
+	case rschema.SetAttribute:
+		return schema.SetAttribute{Computed: true, ElementType: a.ElementType, MarkdownDescription: a.MarkdownDescription}
+	case rschema.ListAttribute:
+		return schema.ListAttribute{Computed: true, ElementType: a.ElementType, MarkdownDescription: a.MarkdownDescription}
+	}
+	panic(fmt.Sprintf("serviceFields has %q, which dbcloud_service's schema does not describe as a plain attribute (%T): describe it in serviceComputedAttributes", name, a))
 }
 
 func (d *serviceDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -112,7 +151,7 @@ func (d *serviceDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	id := cfg.ID.ValueString()
-	svc, err := d.pd.reads.GetService(ctx, d.pd.client, id)
+	svc, err := d.pd.read().GetService(ctx, id)
 	if err == nil && serviceIsGone(svc) {
 		err = fmt.Errorf("service %s was deleted (status %s)", id, serviceStatus(svc))
 		resp.Diagnostics.AddAttributeError(path.Root("id"), "Service not found",
@@ -152,12 +191,11 @@ func NewServicesDataSource() datasource.DataSource {
 
 type servicesDataSource struct{ dataSourceBase }
 
+// servicesDataSourceModel: the filters are the list resource's (service_list.go), and filter alike.
 type servicesDataSourceModel struct {
-	Name        types.String `tfsdk:"name"`
-	ServiceType types.String `tfsdk:"service_type"`
-	Status      types.String `tfsdk:"status"`
-	IDs         types.List   `tfsdk:"ids"`
-	Services    types.List   `tfsdk:"services"`
+	serviceListModel
+	IDs      types.List `tfsdk:"ids"`
+	Services types.List `tfsdk:"services"`
 }
 
 // servicesNestedObject is the schema of one element of `services`.
@@ -204,7 +242,7 @@ func (d *servicesDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	list, err := d.pd.reads.ListServices(ctx, d.pd.client)
+	list, err := d.pd.read().ListServices(ctx)
 	if err != nil {
 		d.pd.addError(ctx, &resp.Diagnostics, "Could not list services", err)
 		return

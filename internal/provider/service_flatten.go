@@ -4,6 +4,7 @@ package provider
 // and the dbcloud_services list data source.
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -59,10 +60,10 @@ func flattenService(svc *api.Service) serviceFields {
 		f.Hostname = types.StringPointerValue(svc.Endpoint.Host)
 		f.Port = int64Value(svc.Endpoint.Port)
 	}
-	if svc.ConnectionPooler != nil && svc.ConnectionPooler.Endpoint != nil {
+	if ep := api.PoolerEndpoint(svc.ConnectionPooler); ep != nil { // the one rule of "pooler enabled"
 		f.ConnectionPoolerEnabled = types.BoolValue(true)
-		f.PoolerHostname = types.StringPointerValue(svc.ConnectionPooler.Endpoint.Host)
-		f.PoolerPort = int64Value(svc.ConnectionPooler.Endpoint.Port)
+		f.PoolerHostname = types.StringPointerValue(ep.Host)
+		f.PoolerPort = int64Value(ep.Port)
 	}
 	// vpcEndpoint may be null, {} or missing: all mean "not attached".
 	if ve := api.VPCEndpointOf(svc); ve != nil {
@@ -95,16 +96,22 @@ func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
 	if m.ProjectID.IsNull() {
 		m.ProjectID = types.StringValue(projectID)
 	}
-	keepIfNull(&m.ID, prev.ID)
-	keepIfNull(&m.Name, prev.Name)
-	keepIfNull(&m.RegionCode, prev.RegionCode)
-	keepIfNull(&m.Environment, prev.Environment)
-	keepIfNull(&m.CPUMillis, prev.CPUMillis)
-	keepIfNull(&m.MemoryGbs, prev.MemoryGbs)
-	keepIfNull(&m.HAReplicas, prev.HAReplicas)
-	keepIfNull(&m.SyncReplicas, prev.SyncReplicas)
+	keepInputs(&m.serviceFields, prev)
 	if svc.InitialPassword != nil {
 		m.InitialPassword = types.StringPointerValue(svc.InitialPassword)
+	}
+}
+
+// keepInputs puts back into f the fields tagged `record:"kept"` (serviceFields) that the record left null.
+func keepInputs(f *serviceFields, prev serviceFields) {
+	dst, src := reflect.ValueOf(f).Elem(), reflect.ValueOf(prev)
+	for i := range dst.NumField() {
+		if dst.Type().Field(i).Tag.Get("record") != "kept" {
+			continue
+		}
+		if v, ok := dst.Field(i).Interface().(attr.Value); ok && v.IsNull() {
+			dst.Field(i).Set(src.Field(i))
+		}
 	}
 }
 

@@ -30,14 +30,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 var (
-	_ action.ActionWithConfigure      = (*serviceForkAction)(nil)
+	_ actionImpl                      = (*serviceForkAction)(nil)
 	_ action.ActionWithValidateConfig = (*serviceForkAction)(nil)
 )
 
@@ -48,7 +47,7 @@ const serviceNameMaxLength = 128
 const forkNameTimeFormat = "20060102T150405Z"
 
 // NewServiceForkAction is dbcloud_service_fork.
-func NewServiceForkAction() action.Action { return &serviceForkAction{} }
+func NewServiceForkAction() action.Action { return manageAction(&serviceForkAction{}) }
 
 type serviceForkAction struct {
 	pd *providerData
@@ -70,9 +69,7 @@ func (a *serviceForkAction) Metadata(_ context.Context, req action.MetadataReque
 	resp.TypeName = req.ProviderTypeName + "_service_fork"
 }
 
-func (a *serviceForkAction) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
-	a.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
+func (a *serviceForkAction) dataSlot() **providerData { return &a.pd }
 
 func (a *serviceForkAction) Schema(ctx context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -196,7 +193,7 @@ func (a *serviceForkAction) Invoke(ctx context.Context, req action.InvokeRequest
 	var m serviceForkActionModel
 	progress := actionProgress(ctx, resp) // the request's context: done after Ctrl-C
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || notConfigured(a.pd, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel, ok := withTimeout(ctx, m.Timeouts.Invoke, defaultActionTimeout, &resp.Diagnostics)
@@ -269,13 +266,16 @@ func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name stri
 		return "", "", false
 	}
 	r.progress("forking service %s (%q, %s) into a new service %q, strategy %s", sourceID, deref(src.Name), serviceStatus(src), name, strategy)
-	started := time.Now()
-	fork, sent, err := (&serviceResource{resourceBase{pd: pd}}).forkWhenReady(ctx, sourceID, body)
-	if err != nil && sent && api.IsAmbiguous(err) {
-		tflog.Warn(ctx, "dbcloud: the fork answer was lost; looking for the fork instead of forking again", map[string]any{"name": name, "error": err.Error()})
-		r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
-		fork, err = findCreatedService(ctx, pd, name, started, err)
-	}
+	// The resources' create (create.go): a lost answer is looked for by the name, never forked again.
+	fork, _, sent, _, err := createCall[api.Service]{kind: "service fork", once: true,
+		call: func(ctx context.Context, _ *lostCreate) (*api.Service, bool, error) {
+			return forkWhenReady(ctx, pd, sourceID, body)
+		},
+		find: func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
+			r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
+			return findCreatedService(ctx, pd, name, lc.Started, cause)
+		},
+	}.do(ctx)
 	if err != nil {
 		r.a.forkFailed(ctx, r.diags, sourceID, name, sent, err)
 		return "", "", false
@@ -376,22 +376,16 @@ func (a *serviceForkAction) forkFailed(ctx context.Context, diags *diag.Diagnost
 	}
 }
 
-// failAfterFork reports a failure once the copy exists: it names the copy and where to find it.
+// failAfterFork reports a failure once the copy exists (actionFailed): it names the copy and where to
+// find it.
 func (a *serviceForkAction) failAfterFork(ctx context.Context, diags *diag.Diagnostics, forkID, name, step string, err error) {
-	const summary = "Could not finish the fork"
 	where := forkWhereToFind(forkID, name)
-	if wait.Interrupted(err) {
-		diags.AddError(summary+": interrupted", fmt.Sprintf("The fork %s (%q) exists; interrupted while %s. The API goes on "+
-			"without Terraform (the copy becomes READY; a stop that was accepted goes on). %s", forkID, name, step, where))
-		return
-	}
-	var timeout *wait.TimeoutError
-	if errors.As(err, &timeout) {
-		diags.AddError(summary+": timed out", fmt.Sprintf("The fork %s (%q) exists; while %s: %s\n\nRaise timeouts.invoke if "+
-			"this routinely takes longer. %s", forkID, name, step, err, where))
-		return
-	}
-	a.pd.addError(ctx, diags, summary, fmt.Errorf("the fork %s (%q) exists; while %s: %w\n\n%s", forkID, name, step, err, where))
+	a.pd.actionFailed(ctx, diags, "Could not finish the fork", err,
+		fmt.Sprintf("The fork %s (%q) exists; interrupted while %s. The API goes on "+
+			"without Terraform (the copy becomes READY; a stop that was accepted goes on). %s", forkID, name, step, where),
+		fmt.Sprintf("The fork %s (%q) exists; while %s: %s\n\nRaise timeouts.invoke if "+
+			"this routinely takes longer. %s", forkID, name, step, err, where),
+		fmt.Errorf("the fork %s (%q) exists; while %s: %w\n\n%s", forkID, name, step, err, where))
 }
 
 // firstErrorOf is the first error of diags as one line ("" when there is none).

@@ -480,9 +480,9 @@ func TestServiceForkAction_lostAnswerThenStop(t *testing.T) {
 	t.Parallel()
 	srv := newTestEmulator(t)
 	source := netTestService(t, srv, "orders")
-	a := &serviceForkAction{}
+	a := NewServiceForkAction() // wrapped: Configure is the wrapper's
 	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}
-	a.Configure(t.Context(), action.ConfigureRequest{ProviderData: pd}, &action.ConfigureResponse{})
+	a.(action.ActionWithConfigure).Configure(t.Context(), action.ConfigureRequest{ProviderData: pd}, &action.ConfigureResponse{})
 	var sresp action.SchemaResponse
 	a.Schema(t.Context(), action.SchemaRequest{}, &sresp)
 	obj := sresp.Schema.Type().TerraformType(t.Context()).(tftypes.Object)

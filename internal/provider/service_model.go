@@ -38,23 +38,26 @@ type serviceForkModel struct {
 // serviceFields is a service record flattened into Terraform values, mapped once by flattenService:
 // the resource reads it (applyRecord), and it is the model of the dbcloud_service data source (with the
 // read replica sets) and of each element of dbcloud_services. Missing fields are null; addons are
-// derived from service_type.
+// derived from service_type. A field tagged `record:"kept"` is an argument that a record lacking it
+// leaves as it was in the resource's state (applyRecord): the id and the arguments the API always has
+// a value for, which a new in-place attribute usually is; vpc_id is not (a record without it says
+// "not attached").
 type serviceFields struct {
-	ID                      types.String `tfsdk:"id"`
+	ID                      types.String `tfsdk:"id" record:"kept"`
 	ProjectID               types.String `tfsdk:"project_id"`
-	Name                    types.String `tfsdk:"name"`
+	Name                    types.String `tfsdk:"name" record:"kept"`
 	Addons                  types.Set    `tfsdk:"addons"`
-	RegionCode              types.String `tfsdk:"region_code"`
+	RegionCode              types.String `tfsdk:"region_code" record:"kept"`
 	ServiceType             types.String `tfsdk:"service_type"`
 	Status                  types.String `tfsdk:"status"`
 	Created                 types.String `tfsdk:"created"`
 	Paused                  types.Bool   `tfsdk:"paused"`
-	CPUMillis               types.Int64  `tfsdk:"cpu_millis"`
-	MemoryGbs               types.Int64  `tfsdk:"memory_gbs"`
+	CPUMillis               types.Int64  `tfsdk:"cpu_millis" record:"kept"`
+	MemoryGbs               types.Int64  `tfsdk:"memory_gbs" record:"kept"`
 	VolumeType              types.String `tfsdk:"volume_type"`
-	Environment             types.String `tfsdk:"environment"`
-	HAReplicas              types.Int64  `tfsdk:"ha_replicas"`
-	SyncReplicas            types.Int64  `tfsdk:"sync_replicas"`
+	Environment             types.String `tfsdk:"environment" record:"kept"`
+	HAReplicas              types.Int64  `tfsdk:"ha_replicas" record:"kept"`
+	SyncReplicas            types.Int64  `tfsdk:"sync_replicas" record:"kept"`
 	ConnectionPoolerEnabled types.Bool   `tfsdk:"connection_pooler_enabled"`
 	Hostname                types.String `tfsdk:"hostname"`
 	Port                    types.Int64  `tfsdk:"port"`

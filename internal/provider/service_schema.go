@@ -35,9 +35,7 @@ func (r *serviceResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"If the apply is interrupted (Ctrl-C) while create waits, the service stays in state untainted with a warning, and " +
 			"the next apply resumes the wait and the remaining steps; a create that runs out of its `timeouts.create` fails and " +
 			"taints the service (the next apply replaces it, or `terraform untaint` keeps it once it is ready).\n\n" +
-			"**In place:** `name` (rename), `cpu_millis`/`memory_gbs` (resize), `ha_replicas`/`sync_replicas`, " +
-			"`connection_pooler_enabled`, `environment`, `password`/`password_wo_version`, `vpc_id` (detach/attach), " +
-			"`paused` (stop/start), `deletion_protection`, `allow_replacement` and `timeouts`. **Replace:** `region_code`, " +
+			serviceInPlaceSentence() + " **Replace:** `region_code`, " + // from serviceChanges
 			"`addons` and `fork`: a replacement deletes the service and its data, so a plan that would replace an existing " +
 			"service fails unless `allow_replacement = true` (then it warns); a typo such as `region_code = \"us-east-9\"` " +
 			"never deletes a service.\n\n" +

@@ -407,15 +407,16 @@ func TestServiceReadCacheLeavesStandbysToGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache.of(c)
 	if n := len(testClientList(t, srv)); n != 2 {
 		t.Fatalf("the emulator lists %d records, want 2", n)
 	}
 	srv.ResetRequests()
-	got, err := cache.GetService(ctx, c, primaryID)
+	got, err := cache.GetService(ctx, primaryID)
 	if err != nil || deref(got.ServiceID) != primaryID {
 		t.Fatalf("GetService(primary) = %v, %v", got, err)
 	}
-	got, err = cache.GetService(ctx, c, rsID)
+	got, err = cache.GetService(ctx, rsID)
 	if err != nil || !isStandbyRecord(got) || deref(got.ForkedFrom.ServiceID) != primaryID {
 		t.Fatalf("GetService(replica set id) = %+v, %v: want the standby record", got, err)
 	}

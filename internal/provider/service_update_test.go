@@ -1,12 +1,12 @@
 package provider
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
 // planServiceActions is pure: state + plan -> ordered API actions, tested without a server.
@@ -32,44 +32,44 @@ func TestUnitPlanServiceActions(t *testing.T) {
 		name  string
 		state func(*serviceResourceModel)
 		plan  func(*serviceResourceModel)
-		want  []serviceAction
+		want  []string
 	}{
 		{name: "no change, no call", plan: func(*serviceResourceModel) {}},
 		{name: "unknown values are not changes", plan: func(m *serviceResourceModel) {
 			m.CPUMillis, m.HAReplicas, m.Environment = types.Int64Unknown(), types.Int64Unknown(), types.StringUnknown()
 		}},
 		{name: "attach to a VPC", plan: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
-			want: []serviceAction{{Kind: actionAttachVPC, VpcID: "v1"}}},
+			want: []string{"attach_vpc v1"}},
 		{name: "detach from a VPC", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
 			plan: func(m *serviceResourceModel) { m.VpcID = types.StringNull() },
-			want: []serviceAction{{Kind: actionDetachVPC, VpcID: "v1"}}},
+			want: []string{"detach_vpc v1"}},
 		{name: "move to another VPC: detach before attach", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
 			plan: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v2") },
-			want: []serviceAction{{Kind: actionDetachVPC, VpcID: "v1"}, {Kind: actionAttachVPC, VpcID: "v2"}}},
+			want: []string{"detach_vpc v1", "attach_vpc v2"}},
 		{name: "resize when one size changes", plan: func(m *serviceResourceModel) { m.MemoryGbs = types.Int64Value(8) },
-			want: []serviceAction{{Kind: actionResize, CPUMillis: 1000, MemoryGbs: 8}}},
+			want: []string{"resize 1000/8"}},
 		{name: "HA: only the changed counts are sent", plan: func(m *serviceResourceModel) { m.SyncReplicas = types.Int64Value(1) },
-			want: []serviceAction{{Kind: actionSetHA, HA: api.SetHAInput{SyncReplicaCount: ptr(1)}}}},
+			want: []string{"set_ha replicas=- sync=1"}},
 		{name: "pooler on", plan: func(m *serviceResourceModel) { m.ConnectionPoolerEnabled = types.BoolValue(true) },
-			want: []serviceAction{{Kind: actionSetPooler, Pooler: true}}},
+			want: []string{"set_pooler true"}},
 		{name: "environment", plan: func(m *serviceResourceModel) { m.Environment = types.StringValue("PROD") },
-			want: []serviceAction{{Kind: actionSetEnvironment, Env: api.PROD}}},
+			want: []string{"set_environment PROD"}},
 		{name: "new password", plan: func(m *serviceResourceModel) { m.Password = types.StringValue("s3cret-pass") },
-			want: []serviceAction{{Kind: actionSetPassword, Password: "s3cret-pass"}}},
+			want: []string{"set_password s3cret-pass"}},
 		{name: "new password_wo_version sends password_wo", state: func(m *serviceResourceModel) { m.PasswordWOVersion = types.Int64Value(1) },
 			plan: func(m *serviceResourceModel) {
 				m.PasswordWOVersion, m.PasswordWO = types.Int64Value(2), types.StringValue("wo-pass-2")
 			},
-			want: []serviceAction{{Kind: actionSetPassword, Password: "wo-pass-2"}}},
+			want: []string{"set_password wo-pass-2"}},
 		{name: "same password_wo_version sends nothing", state: func(m *serviceResourceModel) { m.PasswordWOVersion = types.Int64Value(1) },
 			plan: func(m *serviceResourceModel) {
 				m.PasswordWOVersion, m.PasswordWO = types.Int64Value(1), types.StringValue("wo-pass-1")
 			}},
 		{name: "rename in place", plan: func(m *serviceResourceModel) { m.Name = types.StringValue("new") },
-			want: []serviceAction{{Kind: actionRename, Name: "new"}}},
+			want: []string{"rename new"}},
 		{name: "pause: stop", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(false) },
 			plan: func(m *serviceResourceModel) { m.Paused = types.BoolValue(true) },
-			want: []serviceAction{{Kind: actionStop}}},
+			want: []string{"stop"}},
 		{name: "paused stays paused: nothing", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(true) },
 			plan: func(*serviceResourceModel) {}},
 		{name: "resume and resize: start first", state: func(m *serviceResourceModel) {
@@ -79,10 +79,10 @@ func TestUnitPlanServiceActions(t *testing.T) {
 				m.Paused = types.BoolValue(false)
 				m.CPUMillis, m.MemoryGbs = types.Int64Value(2000), types.Int64Value(8)
 			},
-			want: []serviceAction{{Kind: actionStart}, {Kind: actionResize, CPUMillis: 2000, MemoryGbs: 8}}},
+			want: []string{"start", "resize 2000/8"}},
 		{name: "rename and pause: stop last", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(false) },
 			plan: func(m *serviceResourceModel) { m.Name, m.Paused = types.StringValue("new"), types.BoolValue(true) },
-			want: []serviceAction{{Kind: actionRename, Name: "new"}, {Kind: actionStop}}},
+			want: []string{"rename new", "stop"}},
 		{name: "everything at once, in order", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
 			plan: func(m *serviceResourceModel) {
 				m.VpcID = types.StringValue("v2")
@@ -92,14 +92,14 @@ func TestUnitPlanServiceActions(t *testing.T) {
 				m.Environment = types.StringValue("PROD")
 				m.Password = types.StringValue("s3cret-pass")
 			},
-			want: []serviceAction{
-				{Kind: actionDetachVPC, VpcID: "v1"},
-				{Kind: actionAttachVPC, VpcID: "v2"},
-				{Kind: actionResize, CPUMillis: 2000, MemoryGbs: 8},
-				{Kind: actionSetHA, HA: api.SetHAInput{ReplicaCount: ptr(2)}},
-				{Kind: actionSetPooler, Pooler: true},
-				{Kind: actionSetEnvironment, Env: api.PROD},
-				{Kind: actionSetPassword, Password: "s3cret-pass"},
+			want: []string{
+				"detach_vpc v1",
+				"attach_vpc v2",
+				"resize 2000/8",
+				"set_ha replicas=2 sync=-",
+				"set_pooler true",
+				"set_environment PROD",
+				"set_password s3cret-pass",
 			}},
 	}
 	for _, tt := range tests {
@@ -110,7 +110,17 @@ func TestUnitPlanServiceActions(t *testing.T) {
 			}
 			plan := state
 			tt.plan(&plan)
-			got := planServiceActions(state, plan)
+			var got []string // the printed plan, with the password shown: it is a test value
+			for _, a := range planServiceActions(state, plan) {
+				if a.Value == nil {
+					got = append(got, a.Call)
+				} else {
+					got = append(got, fmt.Sprintf("%s %v", a.Call, a.Value))
+				}
+				if a.Call == "set_password" && strings.Contains(a.String(), fmt.Sprint(a.Value)) {
+					t.Errorf("the printed plan shows the password: %s", a)
+				}
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("planServiceActions:\n got  %+v\n want %+v", got, tt.want)
 			}

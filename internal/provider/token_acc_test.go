@@ -391,7 +391,7 @@ resource "dbcloud_service" "db" {
 					}
 				}
 				// The wait's look answered 401, then the create's failure path reads the service once
-				// more to save what it can (saveProgress): two requests refused, neither retried.
+				// more to save what it can (recordServiceProgress): two requests refused, neither retried.
 				if refused != 2 || srv.Calls("createService") != 1 {
 					t.Errorf("after the token expired: %s, want one create and two requests refused (no retry)", requestList(reqs))
 				}

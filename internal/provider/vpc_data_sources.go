@@ -68,12 +68,11 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c := d.pd.client
-	reads := d.pd.reads
+	reads := d.pd.read()
 	var vpc *api.VPC
 	if !cfg.ID.IsNull() {
 		id := cfg.ID.ValueString()
-		v, err := reads.GetVPC(ctx, c, id)
+		v, err := reads.GetVPC(ctx, id)
 		if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "VPC not found", "Could not read VPC",
 			fmt.Sprintf("There is no VPC with id %s in this project: %v", id, err)) {
 			return
@@ -81,7 +80,7 @@ func (d *vpcDataSource) Read(ctx context.Context, req datasource.ReadRequest, re
 		vpc = v
 	} else {
 		name := cfg.Name.ValueString()
-		vpcs, err := reads.ListVPCs(ctx, c)
+		vpcs, err := reads.ListVPCs(ctx)
 		if err != nil {
 			d.pd.addError(ctx, &resp.Diagnostics, "Could not list VPCs", err)
 			return
@@ -146,7 +145,7 @@ func (d *vpcsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 }
 
 func (d *vpcsDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	vpcs, err := d.pd.reads.ListVPCs(ctx, d.pd.client)
+	vpcs, err := d.pd.read().ListVPCs(ctx)
 	if err != nil {
 		d.pd.addError(ctx, &resp.Diagnostics, "Could not list VPCs", err)
 		return

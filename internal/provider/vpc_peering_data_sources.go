@@ -57,7 +57,7 @@ func (d *vpcPeeringDataSource) Read(ctx context.Context, req datasource.ReadRequ
 		return
 	}
 	vpcID, id := cfg.VPCID.ValueString(), cfg.ID.ValueString()
-	p, err := d.pd.reads.GetPeering(ctx, d.pd.client, vpcID, id)
+	p, err := d.pd.read().GetPeering(ctx, vpcID, id)
 	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("id"), "VPC peering not found", "Could not read VPC peering",
 		fmt.Sprintf("There is no peering %s of VPC %s in this project (or no such VPC): %v", id, vpcID, err)) {
 		return
@@ -109,7 +109,7 @@ func (d *vpcPeeringsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		return
 	}
 	vpcID := cfg.VPCID.ValueString()
-	peerings, err := d.pd.reads.ListPeerings(ctx, d.pd.client, vpcID)
+	peerings, err := d.pd.read().ListPeerings(ctx, vpcID)
 	if d.pd.readFailed(ctx, &resp.Diagnostics, err, path.Root("vpc_id"), "VPC not found", "Could not list VPC peerings",
 		fmt.Sprintf("There is no VPC %s in this project, so it has no peerings to list: %v", vpcID, err)) {
 		return

@@ -12,14 +12,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -111,97 +109,66 @@ func (r *vpcPeeringResource) Schema(ctx context.Context, _ resource.SchemaReques
 }
 
 func (r *vpcPeeringResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"vpc_id": identityschema.StringAttribute{RequiredForImport: true, Description: "Id of the VPC the peering belongs to."},
-			"id":     identityschema.StringAttribute{RequiredForImport: true, Description: "The peering id."},
-		},
-	}
+	resp.IdentitySchema = requiredIdentity("vpc_id", "Id of the VPC the peering belongs to.", "id", "The peering id.")
 }
 
 func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan vpcPeeringModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, plan.Timeouts.Create, peeringCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	const summary = "Could not create VPC peering"
-	c := r.pd.client
-	vpcID := plan.VPCID.ValueString()
-	body := api.PeeringCreate{
-		PeerAccountID:  plan.PeerAccountID.ValueString(),
-		PeerRegionCode: plan.PeerRegionCode.ValueString(),
-		PeerVpcID:      plan.PeerVPCID.ValueString(),
-	}
-
-	before, err := c.ListPeerings(ctx, vpcID)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	p, _, err := wait.Create(ctx, func(ctx context.Context) (*api.Peering, error) { return c.CreatePeering(ctx, vpcID, body) },
-		func(ctx context.Context, cause error) (*api.Peering, error) {
-			return findNewPeering(ctx, r.pd, vpcID, body, wait.IDSet(before, peeringID), cause)
+	createResource(ctx, r.pd, req, resp, func(m vpcPeeringModel) timeoutOf { return m.Timeouts.Create }, peeringCreateTimeout,
+		func(ctx context.Context, plan *vpcPeeringModel, _ *diag.Diagnostics) (createSteps[api.Peering, vpcPeeringModel], bool) {
+			c := r.pd.client
+			vpcID := plan.VPCID.ValueString()
+			body := api.PeeringCreate{
+				PeerAccountID:  plan.PeerAccountID.ValueString(),
+				PeerRegionCode: plan.PeerRegionCode.ValueString(),
+				PeerVpcID:      plan.PeerVPCID.ValueString(),
+			}
+			var created *api.Peering
+			return createSteps[api.Peering, vpcPeeringModel]{
+				summary: "Could not create VPC peering",
+				create: createCall[api.Peering]{kind: "VPC peering",
+					before: func(ctx context.Context) (lostCreate, error) {
+						before, err := c.ListPeerings(ctx, vpcID)
+						return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, err
+					},
+					call: func(ctx context.Context, _ *lostCreate) (*api.Peering, bool, error) {
+						p, err := c.CreatePeering(ctx, vpcID, body)
+						return p, true, err
+					},
+					find: func(ctx context.Context, lc lostCreate, cause error) (*api.Peering, error) {
+						return findNewPeering(ctx, r.pd, vpcID, body, lc.before(), cause)
+					},
+				},
+				id: peeringID,
+				noID: func() string {
+					return fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID)
+				},
+				record: func(m *vpcPeeringModel, p *api.Peering, _ bool) {
+					created = p
+					m.ID = types.StringValue(deref(p.ID))
+					m.applyRecord(p)
+					nullUnknowns(m)
+				},
+				wait: func(ctx context.Context, m *vpcPeeringModel, _ *diag.Diagnostics) (string, error) {
+					last, err := waitPeeringProvisioned(ctx, r.pd, vpcID, m.ID.ValueString(), body, created)
+					m.applyRecord(last)
+					nullUnknowns(m)
+					return "", err
+				},
+				// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
+				interrupted: func(m vpcPeeringModel, _ string, _ error) (string, string) {
+					return "VPC peering creation interrupted: the peering is kept",
+						fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
+							"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", m.ID.ValueString(), vpcID, m.Status.ValueString())
+				},
+			}, true
 		})
-	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, summary, err) {
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	id := deref(p.ID)
-	if id == "" {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID))
-		return
-	}
-
-	// Save the id at once: if the wait fails, Terraform keeps the peering (tainted) instead of losing it.
-	state := plan
-	state.ID = types.StringValue(id)
-	state.applyRecord(p)
-	nullUnknowns(&state)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	last, err := waitPeeringProvisioned(ctx, r.pd, vpcID, id, body, p)
-	state.applyRecord(last)
-	nullUnknowns(&state)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-	// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
-	if err != nil && !interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, "VPC peering creation interrupted: the peering is kept",
-		fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
-			"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", id, vpcID, state.Status.ValueString())) {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-	}
 }
 
 func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state vpcPeeringModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
-	p, err := r.pd.reads.GetPeering(ctx, r.pd.client, vpcID, id)
-	if api.IsNotFound(err) {
-		tflog.Warn(ctx, "VPC peering not found: removing it from state", map[string]any{"vpc_id": vpcID, "id": id})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not read VPC peering", err)
-		return
-	}
-	state.applyRecord(p)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	readResource(ctx, r.pd, req, resp, "VPC peering",
+		func(m vpcPeeringModel) (*api.Peering, error) {
+			return r.pd.read().GetPeering(ctx, m.VPCID.ValueString(), m.ID.ValueString())
+		}, nil, withRecord((*vpcPeeringModel).applyRecord))
 }
 
 // Update only happens for the timeouts block: every argument replaces the peering.
@@ -215,34 +182,22 @@ func (r *vpcPeeringResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 func (r *vpcPeeringResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state vpcPeeringModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, peeringDeleteTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	c := r.pd.client
-	vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
-
-	what := fmt.Sprintf("peering %s of VPC %s to be deleted", id, vpcID)
-	err := wait.Delete(ctx, r.pd.backoff, what,
-		func(ctx context.Context) (string, bool, error) {
-			p, err := c.GetPeering(ctx, vpcID, id)
-			if err != nil {
-				return "", false, err
-			}
-			st := deref(p.Status)
-			return st, strings.EqualFold(st, "deleting"), nil
-		},
-		func(ctx context.Context) error { return c.DeletePeering(ctx, vpcID, id) }, nil)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC peering", err)
-		return
-	}
+	deleteResource(ctx, r.pd, req, resp, "Could not delete VPC peering",
+		func(m vpcPeeringModel) timeoutOf { return m.Timeouts.Delete }, peeringDeleteTimeout,
+		func(ctx context.Context, state vpcPeeringModel, _ *diag.Diagnostics) error {
+			c := r.pd.client
+			vpcID, id := state.VPCID.ValueString(), state.ID.ValueString()
+			return wait.Delete(ctx, r.pd.backoff, fmt.Sprintf("peering %s of VPC %s to be deleted", id, vpcID),
+				func(ctx context.Context) (string, bool, error) {
+					p, err := c.GetPeering(ctx, vpcID, id)
+					if err != nil {
+						return "", false, err
+					}
+					st := deref(p.Status)
+					return st, strings.EqualFold(st, "deleting"), nil
+				},
+				func(ctx context.Context) error { return c.DeletePeering(ctx, vpcID, id) }, nil)
+		})
 }
 
 func (r *vpcPeeringResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

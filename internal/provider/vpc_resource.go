@@ -11,16 +11,15 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -87,66 +86,44 @@ func (r *vpcResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 }
 
 func (r *vpcResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
-	resp.IdentitySchema = identityschema.Schema{
-		Attributes: map[string]identityschema.Attribute{
-			"id": identityschema.StringAttribute{RequiredForImport: true, Description: "The VPC id."},
-		},
-	}
+	resp.IdentitySchema = requiredIdentity("id", "The VPC id.")
 }
 
 func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan vpcModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	const summary = "Could not create VPC"
-	c := r.pd.client
-	body := api.VPCCreate{Name: plan.Name.ValueString(), Cidr: plan.CIDR.ValueString(), RegionCode: plan.RegionCode.ValueString()}
-
-	before, err := c.ListVPCs(ctx)
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	vpc, _, err := wait.Create(ctx, func(ctx context.Context) (*api.VPC, error) { return c.CreateVPC(ctx, body) },
-		func(ctx context.Context, cause error) (*api.VPC, error) {
-			return findNewVPC(ctx, r.pd, body, wait.IDSet(before, vpcID), cause)
+	createResource(ctx, r.pd, req, resp, nil, 0,
+		func(ctx context.Context, plan *vpcModel, _ *diag.Diagnostics) (createSteps[api.VPC, vpcModel], bool) {
+			c := r.pd.client
+			body := api.VPCCreate{Name: plan.Name.ValueString(), Cidr: plan.CIDR.ValueString(), RegionCode: plan.RegionCode.ValueString()}
+			return createSteps[api.VPC, vpcModel]{
+				summary: "Could not create VPC",
+				create: createCall[api.VPC]{kind: "VPC",
+					before: func(ctx context.Context) (lostCreate, error) {
+						before, err := c.ListVPCs(ctx)
+						return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, err
+					},
+					call: func(ctx context.Context, _ *lostCreate) (*api.VPC, bool, error) {
+						vpc, err := c.CreateVPC(ctx, body)
+						return vpc, true, err
+					},
+					find: func(ctx context.Context, lc lostCreate, cause error) (*api.VPC, error) {
+						return findNewVPC(ctx, r.pd, body, lc.before(), cause)
+					},
+				},
+				id: vpcID,
+				noID: func() string {
+					return fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name)
+				},
+				record: func(m *vpcModel, vpc *api.VPC, _ bool) {
+					m.ID = types.StringValue(deref(vpc.ID))
+					m.applyRecord(vpc)
+				},
+			}, true
 		})
-	if savePlaceholder(ctx, r.pd, resp, &plan, lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, summary, err) {
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, summary, err)
-		return
-	}
-	if deref(vpc.ID) == "" {
-		resp.Diagnostics.AddError(summary, fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name))
-		return
-	}
-	plan.ID = types.StringValue(deref(vpc.ID))
-	plan.applyRecord(vpc)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state vpcModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	vpc, err := r.pd.reads.GetVPC(ctx, r.pd.client, state.ID.ValueString())
-	if api.IsNotFound(err) {
-		tflog.Warn(ctx, "VPC not found: removing it from state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not read VPC", err)
-		return
-	}
-	state.applyRecord(vpc)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	readResource(ctx, r.pd, req, resp, "VPC",
+		func(m vpcModel) (*api.VPC, error) { return r.pd.read().GetVPC(ctx, m.ID.ValueString()) }, nil, withRecord((*vpcModel).applyRecord))
 }
 
 func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -183,52 +160,43 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 }
 
 func (r *vpcResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state vpcModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := withTimeout(ctx, state.Timeouts.Delete, vpcDeleteTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
-	c := r.pd.client
-	id := state.ID.ValueString()
+	deleteResource(ctx, r.pd, req, resp, "Could not delete VPC",
+		func(m vpcModel) timeoutOf { return m.Timeouts.Delete }, vpcDeleteTimeout,
+		func(ctx context.Context, state vpcModel, _ *diag.Diagnostics) error {
+			c := r.pd.client
+			id := state.ID.ValueString()
 
-	var unexplained int
-	what := fmt.Sprintf("VPC %s to be released by the services being deleted", id)
-	_, err := wait.For(ctx, r.pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
-		err := c.DeleteVPC(ctx, id)
-		switch {
-		case err == nil, api.IsNotFound(err):
-			return wait.PollResult[struct{}]{Done: true}, nil
-		case wait.IsTransient(err):
-			return wait.PollResult[struct{}]{}, err
-		case !api.IsConflict(err):
-			return wait.PollResult[struct{}]{}, wait.Stop(err)
-		}
-		h, herr := vpcHoldersOf(ctx, c, id)
-		if herr != nil {
-			return wait.PollResult[struct{}]{}, herr
-		}
-		switch {
-		case h.firm():
-			return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
-		case len(h.leaving) > 0:
-			unexplained = 0
-			return wait.PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
-		}
-		unexplained++
-		if unexplained >= vpcUnexplainedConflicts {
-			return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
-		}
-		return wait.PollResult[struct{}]{Status: wait.ConflictStatus(err)}, nil
-	})
-	if err != nil {
-		r.pd.addError(ctx, &resp.Diagnostics, "Could not delete VPC", err)
-		return
-	}
+			var unexplained int
+			what := fmt.Sprintf("VPC %s to be released by the services being deleted", id)
+			_, err := wait.For(ctx, r.pd.backoff, what, func(ctx context.Context) (wait.PollResult[struct{}], error) {
+				err := c.DeleteVPC(ctx, id)
+				switch {
+				case err == nil, api.IsNotFound(err):
+					return wait.PollResult[struct{}]{Done: true}, nil
+				case wait.IsTransient(err):
+					return wait.PollResult[struct{}]{}, err
+				case !api.IsConflict(err):
+					return wait.PollResult[struct{}]{}, wait.Stop(err)
+				}
+				h, herr := vpcHoldersOf(ctx, c, id)
+				if herr != nil {
+					return wait.PollResult[struct{}]{}, herr
+				}
+				switch {
+				case h.firm():
+					return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
+				case len(h.leaving) > 0:
+					unexplained = 0
+					return wait.PollResult[struct{}]{Status: "in use by services being deleted: " + strings.Join(h.leaving, ", ")}, nil
+				}
+				unexplained++
+				if unexplained >= vpcUnexplainedConflicts {
+					return wait.PollResult[struct{}]{}, wait.Stop(h.explain(id, state.Name.ValueString(), err))
+				}
+				return wait.PollResult[struct{}]{Status: wait.ConflictStatus(err)}, nil
+			})
+			return err
+		})
 }
 
 func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

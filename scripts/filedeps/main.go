@@ -3,7 +3,10 @@
 // prints the largest set of files that depend on each other (strongly connected component), the
 // file edges, and the longest functions.
 //
-//	go run ./scripts/filedeps [-edges] [-longest N] [-skip REGEXP] ./internal/provider
+//	go run ./scripts/filedeps [-edges] [-longest N] [-skip REGEXP] [-max-knot N] ./internal/provider
+//
+// With -max-knot N it exits 1 when the largest knot has more than N files (`make lint` runs it with
+// 2 on internal/provider, so that the knot cannot grow back unseen).
 package main
 
 import (
@@ -28,26 +31,33 @@ func main() {
 	edges := flag.Bool("edges", false, "print every file dependency")
 	longest := flag.Int("longest", 5, "how many of the longest functions to print")
 	skip := flag.String("skip", "Schema$", "functions whose name matches are left out of the longest")
+	maxKnot := flag.Int("max-knot", 0, "exit 1 when the largest knot has more files than this (0: no limit)")
 	flag.Parse()
 	dir := "."
 	if flag.NArg() > 0 {
 		dir = flag.Arg(0)
 	}
-	if err := run(dir, *edges, *longest, regexp.MustCompile(*skip)); err != nil {
+	knot, err := run(dir, *edges, *longest, regexp.MustCompile(*skip))
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "filedeps:", err)
+		os.Exit(1)
+	}
+	if *maxKnot > 0 && knot > *maxKnot {
+		fmt.Fprintf(os.Stderr, "filedeps: the largest knot of %s has %d files, more than %d: break the cycle (-edges shows "+
+			"which file uses which) instead of letting the files grow into one another\n", dir, knot, *maxKnot)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) error {
+func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) (knot int, _ error) {
 	exports, err := exportData(dir)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	fset := token.NewFileSet()
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var files []*ast.File
 	for _, name := range names {
@@ -56,7 +66,7 @@ func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) error {
 		}
 		f, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		files = append(files, f)
 	}
@@ -71,7 +81,7 @@ func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) error {
 	conf := types.Config{Importer: imp}
 	pkg, err := conf.Check(files[0].Name.Name, fset, files, info)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	base := func(p token.Pos) string { return filepath.Base(fset.Position(p).Filename) }
 	graph := map[string]map[string]bool{}
@@ -125,7 +135,7 @@ func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) error {
 	for i := 0; i < longest && i < len(fns); i++ {
 		fmt.Printf("  %4d %s\n", fns[i].lines, fns[i].name)
 	}
-	return nil
+	return len(comps[0]), nil
 }
 
 // exportData returns the compiled export data of every dependency of the package in dir.

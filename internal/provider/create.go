@@ -1,0 +1,218 @@
+package provider
+
+// The one create skeleton of every resource (and, its first half, of the fork action): the objects
+// before the create, the create call, an ambiguous answer (5xx, a broken connection) resolved by
+// looking for the new object (wait.FindCreated), never by sending the call again; an unresolved look
+// leaves a placeholder (placeholder.go); then the id saved in state at once, the wait (and the calls
+// that follow it), the record, and a wait that Ctrl-C interrupted (interrupt.go). Each resource gives
+// only its call, how to find a new object, and its wait.
+
+import (
+	"context"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
+)
+
+// createCall is a create: what a lost answer needs to know of the time before it (before; nil: the
+// start time is enough), the call, and how to find the object it made (find, through
+// wait.FindCreated). The call fills in lc itself when it lists only once it may send (a replica set,
+// after its service is READY); sent says whether its error is the create call's own (a call that
+// waits first may fail before it sends anything, and only a sent call is looked for). A lost answer is
+// resolved by wait.Create: found, the object is adopted; proven not made, the call is sent again; a
+// fork (once) is looked for and never sent again.
+type createCall[T any] struct {
+	kind   string
+	once   bool
+	before func(ctx context.Context) (lostCreate, error)
+	call   func(ctx context.Context, lc *lostCreate) (_ *T, sent bool, _ error)
+	find   func(ctx context.Context, lc lostCreate, cause error) (*T, error)
+}
+
+// unsentError is a create's error from before its call was sent (a wait that failed): never a lost
+// answer to look for.
+type unsentError struct{ err error }
+
+func (e *unsentError) Error() string { return e.err.Error() }
+
+// do sends the create. adopted says the object was found after a lost answer; sent, that the last
+// error is the create call's own.
+func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, adopted bool, err error) {
+	lc.Started = time.Now()
+	if c.before != nil {
+		if lc, err = c.before(ctx); err != nil {
+			return nil, lc, false, false, err
+		}
+		lc.Started = time.Now()
+	}
+	find := func(ctx context.Context, cause error) (*T, error) { return c.find(ctx, lc, cause) }
+	if c.once {
+		obj, sent, err = c.call(ctx, &lc)
+		if err != nil && sent && api.IsAmbiguous(err) {
+			tflog.Warn(ctx, "dbcloud: the answer was lost; looking for the new object instead of sending the call again",
+				map[string]any{"kind": c.kind, "error": err.Error()})
+			obj, err = find(ctx, err)
+			adopted = err == nil
+		}
+		return obj, lc, sent, adopted, err
+	}
+	obj, adopted, err = wait.Create(ctx, func(ctx context.Context) (*T, error) {
+		o, s, e := c.call(ctx, &lc)
+		if sent = s; e != nil && !s {
+			return o, &unsentError{e}
+		}
+		return o, e
+	}, find)
+	if unsent, ok := err.(*unsentError); ok {
+		err = unsent.err
+	}
+	return obj, lc, sent, adopted && err == nil, err
+}
+
+// createSteps is what a resource gives createResource: its create (call and find), the id of a
+// record, the model from the created record (record), and optionally what follows: an adoption
+// warning, the wait and the calls after it (wait records into the model as it goes and returns the
+// summary of the step that failed, "" for summary), the warning of an interrupted wait (given with
+// wait), and kept, which
+// updates the model after a failed wait (interrupted or not) before it is saved.
+type createSteps[T, M any] struct {
+	summary     string
+	create      createCall[T]
+	id          func(*T) string
+	noID        func() string
+	record      func(m *M, obj *T, adopted bool)
+	adopted     func(obj *T) (summary, detail string)
+	wait        func(ctx context.Context, m *M, diags *diag.Diagnostics) (summary string, err error)
+	interrupted func(m M, summary string, err error) (warning, detail string)
+	kept        func(ctx context.Context, m *M, resp *resource.CreateResponse, interrupted bool)
+}
+
+// createResource is the one create of the resources: the plan, ctx bounded by its create timeout (nil:
+// the resource has none), then the resource's steps (steps builds them from the plan; false: the
+// diagnostics say why nothing is created).
+func createResource[T, M any](ctx context.Context, pd *providerData, req resource.CreateRequest, resp *resource.CreateResponse,
+	timeout func(M) timeoutOf, def time.Duration, steps func(ctx context.Context, plan *M, diags *diag.Diagnostics) (createSteps[T, M], bool)) {
+	var plan M
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if timeout != nil {
+		var cancel context.CancelFunc
+		var ok bool
+		if ctx, cancel, ok = withTimeout(ctx, timeout(plan), def, &resp.Diagnostics); !ok {
+			return
+		}
+		defer cancel()
+	}
+	s, ok := steps(ctx, &plan, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	obj, lc, _, adopted, err := s.create.do(ctx)
+	if savePlaceholder(ctx, pd, resp, &plan, lc, s.summary, err) {
+		return
+	}
+	if err != nil {
+		pd.addError(ctx, &resp.Diagnostics, s.summary, err)
+		return
+	}
+	if s.id(obj) == "" {
+		resp.Diagnostics.AddError(s.summary, s.noID())
+		return
+	}
+	if adopted && s.adopted != nil {
+		resp.Diagnostics.AddWarning(s.adopted(obj))
+	}
+	// Save the id at once: from here on, any failure leaves the object in state (tainted, or kept
+	// when interrupted), never orphaned.
+	state := plan
+	s.record(&state, obj, adopted)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if resp.Diagnostics.HasError() || s.wait == nil {
+		return
+	}
+	summary, err := s.wait(ctx, &state, &resp.Diagnostics)
+	if err == nil && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	if summary == "" {
+		summary = s.summary
+	}
+	interrupted := false
+	if err != nil {
+		warning, detail := s.interrupted(state, summary, err)
+		interrupted = interruptedWait(&resp.Diagnostics, err, diag.SeverityWarning, warning, detail)
+	}
+	if err != nil && !interrupted {
+		pd.addError(ctx, &resp.Diagnostics, summary, err)
+	}
+	if s.kept != nil {
+		s.kept(ctx, &state, resp, interrupted)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// ---- Read and Delete, for the resources whose record maps straight into their model ----
+
+// readResource is a resource's Read: the record (get, through the read cache), the object removed from
+// state when the API no longer has it (a 404, or gone(record)), any other error reported; else the
+// model with the record (apply), saved when apply says so (false: nothing changed, or apply refused
+// the record with an error: the prior state stays).
+func readResource[M, T any](ctx context.Context, pd *providerData, req resource.ReadRequest, resp *resource.ReadResponse, what string,
+	get func(m M) (*T, error), gone func(*T) bool, apply func(m *M, rec *T, resp *resource.ReadResponse) (save bool)) {
+	var m M
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, err := get(m)
+	if api.IsNotFound(err) || (err == nil && gone != nil && gone(rec)) {
+		tflog.Warn(ctx, "dbcloud: "+what+" no longer exists (or is being deleted): removing it from state")
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		pd.addError(ctx, &resp.Diagnostics, "Could not read "+what, err)
+		return
+	}
+	if apply(&m, rec, resp) {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	}
+}
+
+// withRecord is an apply of readResource that maps the record into the model and saves it.
+func withRecord[M, T any](apply func(m *M, rec *T)) func(*M, *T, *resource.ReadResponse) bool {
+	return func(m *M, rec *T, _ *resource.ReadResponse) bool {
+		apply(m, rec)
+		return true
+	}
+}
+
+// timeoutOf is a model's `timeouts` value of one operation (e.g. m.Timeouts.Delete).
+type timeoutOf = func(context.Context, time.Duration) (time.Duration, diag.Diagnostics)
+
+// deleteResource is a resource's Delete: the model from state, ctx bounded by its delete timeout (or
+// def), and the deletion (del: wait.Delete, or the resource's own wait), whose error is reported.
+func deleteResource[M any](ctx context.Context, pd *providerData, req resource.DeleteRequest, resp *resource.DeleteResponse, summary string,
+	timeout func(M) timeoutOf, def time.Duration, del func(ctx context.Context, m M, diags *diag.Diagnostics) error) {
+	var m M
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel, ok := withTimeout(ctx, timeout(m), def, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer cancel()
+	if err := del(ctx, m, &resp.Diagnostics); err != nil {
+		pd.addError(ctx, &resp.Diagnostics, summary, err)
+	}
+}
