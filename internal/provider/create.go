@@ -9,6 +9,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -68,7 +69,7 @@ func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, ado
 		}
 		return o, e
 	}, find)
-	if unsent, ok := err.(*unsentError); ok {
+	if unsent := (*unsentError)(nil); errors.As(err, &unsent) {
 		err = unsent.err
 	}
 	return obj, lc, sent, adopted && err == nil, err
