@@ -519,6 +519,11 @@ func TestServiceForkAction_lostAnswerThenStop(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the action did not return after the stop")
 	}
+	// The held call enters the emulator's request log when its handler returns, once it sees the
+	// client gone: wait for it (a shared machine may take a moment).
+	for deadline := time.Now().Add(30 * time.Second); srv.Calls("forkService") == 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	forks := forksOf(srv, source)
 	if len(forks) != 1 || srv.Calls("forkService") != 1 {
 		t.Fatalf("%d forks, %d fork calls; want 1 and 1", len(forks), srv.Calls("forkService"))
