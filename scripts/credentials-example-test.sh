@@ -11,7 +11,12 @@
 #   - no login role is left after the apply, nor after a plan (which makes logins too);
 #   - the state, `terraform show` and the logs (TF_LOG=trace) hold neither the admin
 #     password nor a login's;
-#   - a plan after the apply is empty; destroy empties the state;
+#   - a plan after the apply is empty;
+#   - a rotation of the admin password is one apply with previous_admin_password: the logins,
+#     which log in as the guide's PostgreSQL provider does (local.admin_password_now), log in with
+#     the previous password while planning and with the new one while applying; without it the
+#     plan-time login is refused (where that provider's plan fails);
+#   - destroy empties the state;
 #   - every block of docs/guides/connecting.md, password-rotation.md and final-copies.md runs as a
 #     reader copies it (the page runner, scripts/guides-test.sh: adding the logins to a service,
 #     rotating the admin password and replacing the service in one apply each, a destroy). The
@@ -112,6 +117,54 @@ check "the trace log holds the provider's own log lines" grep -q 'dbcloud_servic
 check "the state, terraform show and the logs (TF_LOG=trace too) hold no admin password" no_secret "$admin_password"
 check "... nor the migration login's password" no_secret "$(login_password "$work/migrate.url")"
 check "... nor the read-only login's password" no_secret "$(login_password "$work/report.url")"
+
+log "rotate the admin password in one apply, as the PostgreSQL provider's configuration does"
+# The logins log in with local.admin_password_now, as the PostgreSQL provider of the guide does: while
+# planning, the previous password (the service still has it), which is where that provider reads its
+# roles; when applying, the new one, after the service's update sent it. The same apply changes the
+# migration, so that a login is made while applying too (where that provider would make its changes).
+rotate() { # version, new password, previous password or "", log file
+	sed -i "s/password_wo_version = [0-9]*/password_wo_version = $1/" "$dir/main.tf"
+	printf '\nCREATE TABLE IF NOT EXISTS rotated_%s (v int);\n' "$1" >>"$dir/schema.sql"
+	if [[ -n "$3" ]]; then
+		(export TF_VAR_admin_password="$2" TF_VAR_previous_admin_password="$3"; tf apply -auto-approve -input=false -no-color) >"$4" 2>&1
+	else
+		(export TF_VAR_admin_password="$2"; unset TF_VAR_previous_admin_password; tf apply -auto-approve -input=false -no-color) >"$4" 2>&1
+	fi
+}
+previous_password="$admin_password"
+admin_password="R0tated/p@ss:#$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')-é"
+if rotate 2 "$admin_password" "$previous_password" "$work/rotate.log"; then ok "rotation with previous_admin_password: one apply"; else
+	cat "$work/rotate.log"
+	fail "rotation with previous_admin_password: one apply"
+fi
+check "... while planning, the logins logged in with the previous password (no \"No login made\" warning)" \
+	bash -c "! grep -q 'No login made' '$work/rotate.log'"
+check "... the login made while applying used the new password: the migration made rotated_2, owned by app" \
+	test "$(admin_sql "SELECT tableowner FROM pg_tables WHERE tablename = 'rotated_2'")" = app
+check "... the new password logs in" test "$(admin_sql 'SELECT 1')" = 1
+check "... the previous one no longer does" \
+	bash -c "! PGPASSWORD=\"\$1\" psql \"\$2\" -tAc 'SELECT 1' >/dev/null 2>&1" _ "$previous_password" "$uri"
+rc=0
+(export TF_VAR_admin_password="$admin_password"; tf plan -input=false -detailed-exitcode -no-color) >"$work/plan-rotated.log" 2>&1 || rc=$?
+if [[ $rc -eq 0 ]] && ! grep -q 'No login made' "$work/plan-rotated.log"; then ok "... a plan after it (previous_admin_password unset) is empty and logs in"; else
+	cat "$work/plan-rotated.log"
+	fail "... a plan after it (previous_admin_password unset) is empty and logs in (exit $rc)"
+fi
+check "... no login role left" test "$(admin_sql "SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%'")" = 0
+
+# Without previous_admin_password, the plan-time login is refused: where the PostgreSQL provider's plan
+# fails (28P01). The logins only warn and the apply still goes through.
+previous_password="$admin_password"
+admin_password="Th1rd/p@ss#$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+if rotate 3 "$admin_password" "" "$work/rotate-noprev.log" && grep -q 'No login made' "$work/rotate-noprev.log"; then
+	ok "rotation without previous_admin_password: the plan-time login is refused (a warning), the apply goes through"
+else
+	cat "$work/rotate-noprev.log"
+	fail "rotation without previous_admin_password: the plan-time login is refused (a warning), the apply goes through"
+fi
+check "... the new password logs in" test "$(admin_sql 'SELECT 1')" = 1
+export TF_VAR_admin_password="$admin_password"
 
 if tf destroy -auto-approve -input=false -no-color >"$work/destroy.log" 2>&1 && [[ -z "$(tf state list 2>/dev/null)" ]]; then
 	ok "destroy"

@@ -16,7 +16,9 @@ import (
 // the same page runs the same steps). TestConnectingGuidePostgreSQLBlock checks it as far as it
 // can without the provider: every argument of the provider and of its resources is one that
 // provider documents, every variable it uses is declared, the migration runs again on a new service,
-// and the skipped snippets that refer to this configuration set only variables it declares.
+// the provider and the logins log in with the same password expression as the tested psql example
+// (the previous password while planning a rotation, the new one when applying), and the skipped
+// snippets that refer to this configuration set only variables it declares.
 
 // postgresqlArguments are the arguments cyrilgdn/postgresql documents (provider configuration,
 // postgresql_role, postgresql_grant), besides Terraform's meta-arguments.
@@ -84,6 +86,7 @@ func TestConnectingGuidePostgreSQLBlock(t *testing.T) {
 		t.Errorf("the block is not marked skip for the page runner (it needs a provider the tests cannot install): %q", cfg.marker)
 	}
 	declared := checkPostgreSQLConfig(t, cfg.text)
+	checkPasswordNow(t, cfg.text)
 
 	// Skipped snippets that refer to this configuration set only its variables.
 	setVar := regexp.MustCompile(`TF_VAR_([A-Za-z0-9_]+)|-var[ =]+"?([A-Za-z0-9_]+)=`)
@@ -190,4 +193,56 @@ func bodyVariables(body *hclsyntax.Body) []hcl.Traversal {
 		out = append(out, bodyVariables(b.Body)...)
 	}
 	return out
+}
+
+// checkPasswordNow checks that the PostgreSQL provider and every login of the block log in with
+// local.admin_password_now, defined as in examples/guides/connecting/main.tf, whose rotation in one
+// apply scripts/credentials-example-test.sh runs.
+func checkPasswordNow(t *testing.T, text string) {
+	t.Helper()
+	localExpr := func(name, src string) string {
+		f, diags := hclsyntax.ParseConfig([]byte(src), name, hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", name, diags)
+		}
+		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+			if a := b.Body.Attributes["admin_password_now"]; b.Type == "locals" && a != nil {
+				r := a.Expr.Range()
+				return strings.Join(strings.Fields(string(r.SliceBytes([]byte(src)))), " ")
+			}
+		}
+		return ""
+	}
+	example, err := os.ReadFile("../../examples/guides/connecting/main.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := localExpr("main.tf", string(example))
+	if want == "" || !strings.Contains(want, "terraform.applying") {
+		t.Fatalf("examples/guides/connecting/main.tf: no local admin_password_now chosen by terraform.applying: %q", want)
+	}
+	if got := localExpr("connecting.md", text); got != want {
+		t.Errorf("local.admin_password_now is %q in the guide's block, %q in the tested example", got, want)
+	}
+	f, _ := hclsyntax.ParseConfig([]byte(text), "connecting.md", hcl.InitialPos)
+	uses := func(b *hclsyntax.Block, attr string) bool {
+		a := b.Body.Attributes[attr]
+		if a == nil {
+			return false
+		}
+		for _, v := range a.Expr.Variables() {
+			if v.RootName() == "local" && v[1].(hcl.TraverseAttr).Name == "admin_password_now" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+		switch {
+		case b.Type == "provider" && b.Labels[0] == "postgresql" && !uses(b, "password"):
+			t.Error("provider postgresql: password is not local.admin_password_now: a rotation's plan would log in with the new password, which the service does not have yet")
+		case b.Type == "ephemeral" && b.Labels[0] == "dbcloud_service_credentials" && !uses(b, "admin_password"):
+			t.Errorf("ephemeral %v: admin_password is not local.admin_password_now", b.Labels)
+		}
+	}
 }

@@ -16,7 +16,7 @@ variable "report_command" {
 # The migration: a member of app, for 15 minutes.
 ephemeral "dbcloud_service_credentials" "migrate" {
   service_id     = dbcloud_service.app.id
-  admin_password = var.admin_password
+  admin_password = local.admin_password_now
   member_of      = ["app"]
   ttl            = "15m"
 
@@ -38,7 +38,7 @@ resource "terraform_data" "migrate" {
 # An analyst's or a report's login: reads what app may read, cannot write.
 ephemeral "dbcloud_service_credentials" "report" {
   service_id        = dbcloud_service.app.id
-  admin_password    = var.admin_password
+  admin_password    = local.admin_password_now
   member_of         = ["app"]
   read_only         = true
   statement_timeout = "30s"

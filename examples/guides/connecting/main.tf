@@ -21,6 +21,20 @@ variable "admin_password" {
   ephemeral   = true
 }
 
+variable "previous_admin_password" {
+  description = "Only for the apply that rotates the admin password: the password the service has until then (TF_VAR_previous_admin_password). Unset it afterwards."
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+  default     = null
+}
+
+locals {
+  # The admin password that logs in now. While planning a rotation the service still has the
+  # previous one; the apply sends the new one first, then logs in with it.
+  admin_password_now = terraform.applying ? var.admin_password : coalesce(var.previous_admin_password, var.admin_password)
+}
+
 resource "dbcloud_service" "app" {
   name                = "app-db"
   password_wo         = var.admin_password
