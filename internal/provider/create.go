@@ -2,10 +2,11 @@ package provider
 
 // The one create skeleton of every resource (and, its first half, of the fork action): the objects
 // before the create, the create call, an ambiguous answer (5xx, a broken connection) resolved by
-// looking for the new object (wait.FindCreated), never by sending the call again; an unresolved look
-// leaves a placeholder (placeholder.go); then the id saved in state at once, the wait (and the calls
-// that follow it), the record, and a wait that Ctrl-C interrupted (interrupt.go). Each resource gives
-// only its call, how to find a new object, and its wait.
+// looking for the new object (wait.FindCreated), and the call sent again only when the look proves it
+// was not made (wait.Create); an unresolved look leaves a placeholder (placeholder.go); then the id
+// saved in state at once, the wait (and the calls that follow it), the record, and a wait that Ctrl-C
+// interrupted (interrupt.go). Each resource gives only its call, how to find a new object, and its
+// wait.
 
 import (
 	"context"
@@ -25,11 +26,10 @@ import (
 // wait.FindCreated). The call fills in lc itself when it lists only once it may send (a replica set,
 // after its service is READY); sent says whether its error is the create call's own (a call that
 // waits first may fail before it sends anything, and only a sent call is looked for). A lost answer is
-// resolved by wait.Create: found, the object is adopted; proven not made, the call is sent again; a
-// fork (once) is looked for and never sent again.
+// resolved by wait.Create, for every create and fork alike: found, the object is adopted; proven not
+// made, the call is sent again (a fork's call waits for its source to be READY again first).
 type createCall[T any] struct {
 	kind   string
-	once   bool
 	before func(ctx context.Context) (lostCreate, error)
 	call   func(ctx context.Context, lc *lostCreate) (_ *T, sent bool, _ error)
 	find   func(ctx context.Context, lc lostCreate, cause error) (*T, error)
@@ -41,8 +41,9 @@ type unsentError struct{ err error }
 
 func (e *unsentError) Error() string { return e.err.Error() }
 
-// do sends the create. adopted says the object was found after a lost answer; sent, that the last
-// error is the create call's own.
+// do sends the create. adopted says the object was found by a look after a lost answer (not made by
+// a call sent again, whose answer is the object's own); sent, that the last error is the create call's
+// own.
 func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, adopted bool, err error) {
 	lc.Started = time.Now()
 	if c.before != nil {
@@ -51,18 +52,12 @@ func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, ado
 		}
 		lc.Started = time.Now()
 	}
-	find := func(ctx context.Context, cause error) (*T, error) { return c.find(ctx, lc, cause) }
-	if c.once {
-		obj, sent, err = c.call(ctx, &lc)
-		if err != nil && sent && api.IsAmbiguous(err) {
-			tflog.Warn(ctx, "dbcloud: the answer was lost; looking for the new object instead of sending the call again",
-				map[string]any{"kind": c.kind, "error": err.Error()})
-			obj, err = find(ctx, err)
-			adopted = err == nil
-		}
-		return obj, lc, sent, adopted, err
+	find := func(ctx context.Context, cause error) (*T, error) {
+		o, ferr := c.find(ctx, lc, cause)
+		adopted = ferr == nil
+		return o, ferr
 	}
-	obj, adopted, err = wait.Create(ctx, func(ctx context.Context) (*T, error) {
+	obj, _, err = wait.Create(ctx, func(ctx context.Context) (*T, error) {
 		o, s, e := c.call(ctx, &lc)
 		if sent = s; e != nil && !s {
 			return o, &unsentError{e}

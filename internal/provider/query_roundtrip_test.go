@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-version"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
@@ -107,6 +108,12 @@ type roundTripTF struct {
 // minVersion, and serves the provider to it.
 func roundTripTerraform(t *testing.T, minVersion string) roundTripTF {
 	t.Helper()
+	return roundTripTerraformWith(t, minVersion, testProviderServer)
+}
+
+// roundTripTerraformWith is roundTripTerraform serving the provider server newServer makes.
+func roundTripTerraformWith(t *testing.T, minVersion string, newServer func() (tfprotov6.ProviderServer, error)) roundTripTF {
+	t.Helper()
 	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if bin == "" {
 		var err error
@@ -131,7 +138,7 @@ func roundTripTerraform(t *testing.T, minVersion string) roundTripTF {
 	if have.LessThan(version.Must(version.NewVersion(minVersion))) {
 		t.Skipf("Terraform %s is older than %s", have, minVersion)
 	}
-	env := []string{"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_REATTACH_PROVIDERS=" + serveProviderForTerraform(t, "registry.terraform.io/hashicorp/dbcloud")}
+	env := []string{"TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_REATTACH_PROVIDERS=" + serveProviderServerForTerraform(t, "registry.terraform.io/hashicorp/dbcloud", newServer)}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TF_LOG") && !strings.HasPrefix(kv, "TF_REATTACH_PROVIDERS=") {
 			env = append(env, kv)

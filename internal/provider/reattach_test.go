@@ -18,10 +18,17 @@ import (
 // for the tests that must drive the terraform binary themselves (signals, -parallelism, query).
 func serveProviderForTerraform(t *testing.T, addr string) string {
 	t.Helper()
+	return serveProviderServerForTerraform(t, addr, testProviderServer)
+}
+
+// serveProviderServerForTerraform is serveProviderForTerraform with the provider server newServer
+// makes (e.g. with another retry policy).
+func serveProviderServerForTerraform(t *testing.T, addr string, newServer func() (tfprotov6.ProviderServer, error)) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfgCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
-	server, err := testProviderServer()
+	server, err := newServer()
 	if err != nil {
 		t.Fatal(err)
 	}

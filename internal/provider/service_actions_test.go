@@ -134,7 +134,12 @@ action "dbcloud_service_pause" "pause_2s" {
 func newActionTest(t *testing.T, body string, mods ...func(*emulator.Options)) *actionTest {
 	t.Helper()
 	testAccPreCheck(t)
-	tf := roundTripTerraform(t, "1.14.0")
+	return newActionTestOn(t, roundTripTerraform(t, "1.14.0"), body, mods...)
+}
+
+// newActionTestOn is newActionTest with the terraform tf (and the provider it is served).
+func newActionTestOn(t *testing.T, tf roundTripTF, body string, mods ...func(*emulator.Options)) *actionTest {
+	t.Helper()
 	srv := newTestEmulator(t, mods...)
 	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
 	at.write(t, providerBlock(srv)+body)

@@ -7,9 +7,10 @@ package provider
 //
 // The fork request is the resource's (forkBody, forkWhenReady), and so is the one lost-create rule: a
 // fork whose answer was lost (5xx, a broken connection, Ctrl-C while the request was out) is resolved
-// by looking for the fork by its name (findCreatedService, on a context Ctrl-C does not cancel), never
-// by forking again. Nothing is sent when the source cannot be forked: missing, not READY (PAUSED
-// included), a read replica set's id. The copy's password is the API's new one (initial_password of
+// by looking for the fork by its name (findCreatedService, on a context Ctrl-C does not cancel), and
+// sent again only when the look proves it was not made (and the action was not interrupted). Nothing
+// is sent when the source cannot be forked: missing, not READY (PAUSED included), a read replica set's
+// id. The copy's password is the API's new one (initial_password of
 // the fork answer): actions have no outputs and secrets are never logged, so it is not shown.
 
 import (
@@ -79,7 +80,7 @@ func (a *serviceForkAction) Schema(ctx context.Context, _ action.SchemaRequest, 
 			"is still being created or changed is an error, and nothing is sent.\n\n" +
 			"Progress shows the copy's name before the request, its id as soon as the API answers, each status change, and " +
 			"where to find the copy afterwards. A fork whose answer was lost (a server error, a broken connection, Ctrl-C) is " +
-			"looked for by its name, never sent again. The copy is not managed by Terraform: find it with the " +
+			"looked for by its name once the API answers, and sent again only when no such copy appeared (never after Ctrl-C). The copy is not managed by Terraform: find it with the " +
 			"`dbcloud_services` data source, import it, or delete it in the console. Its `tsdbadmin` password is the new one " +
 			"the API chose (not shown: actions have no outputs); other roles keep theirs.\n\n" +
 			"Needs Terraform 1.14 or later; as a final copy in a `before_destroy` action trigger (with `caller.id`), 1.16 or " +
@@ -249,7 +250,8 @@ func (r *forkRun) source(ctx context.Context) (*api.Service, bool) {
 	return src, true
 }
 
-// fork sends the fork: a lost answer is resolved by looking for the name, never by forking again.
+// fork sends the fork: a lost answer is resolved by looking for the name, and the fork sent again only
+// when the look proves it was not made.
 func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name string, ok bool) {
 	pd, m, sourceID := r.a.pd, r.m, r.m.ServiceID.ValueString()
 	name = m.Name.ValueString()
@@ -266,9 +268,14 @@ func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name stri
 		return "", "", false
 	}
 	r.progress("forking service %s (%q, %s) into a new service %q, strategy %s", sourceID, deref(src.Name), serviceStatus(src), name, strategy)
-	// The resources' create (create.go): a lost answer is looked for by the name, never forked again.
-	fork, _, sent, _, err := createCall[api.Service]{kind: "service fork", once: true,
+	// The resources' create (create.go): a lost answer is looked for by the name, and the fork sent
+	// again only when the look proves it was not made.
+	attempt := 0
+	fork, _, sent, _, err := createCall[api.Service]{kind: "service fork",
 		call: func(ctx context.Context, _ *lostCreate) (*api.Service, bool, error) {
+			if attempt++; attempt > 1 {
+				r.progress("no service %q appeared, so the fork was not made: forking again", name)
+			}
 			return forkWhenReady(ctx, pd, sourceID, body)
 		},
 		find: func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {

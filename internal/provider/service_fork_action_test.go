@@ -360,10 +360,10 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 	wantCalls(t, "destroy of a paused service", at.changes(t))
 	kept("destroy of a paused service")
 
-	// 3. The fork call fails (500, nothing made): the action looks for the fork, finds none, fails; the
-	// destroy stops. The fork was sent once.
+	// 3. The API refuses the fork call (400: nothing made, and no doubt about it): the destroy stops.
+	// The fork was sent once.
 	at.srv.SetServiceStatus(testProjectID, at.id, api.READY)
-	at.srv.InjectFault("forkService", emulator.FaultServerError, 1)
+	at.srv.InjectFault("forkService", emulator.FaultEchoBody, 1)
 	at.srv.ResetRequests()
 	out, code = at.tf.runCode(t, at.dir, "destroy", "-auto-approve", "-input=false")
 	if code == 0 || !words("Error: Service not deleted: its copy was not made", "did not finish: Could not fork the service").MatchString(out) {
@@ -376,10 +376,17 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 	kept("destroy with a failing fork call")
 	at.emptyPlan(t, "the stopped destroys")
 
-	// 4. Then the destroy succeeds: one copy, the source gone (the next run has no memory of the failures).
+	// 4. Then the destroy succeeds (the next run has no memory of the failures), though the fork call
+	// fails first (500, nothing made): the action looks for the fork, finds none, and forks again. One
+	// copy, the source gone.
+	at.srv.InjectFault("forkService", emulator.FaultServerError, 1)
+	at.srv.ResetRequests()
 	out = at.tf.run(t, at.dir, "destroy", "-auto-approve", "-input=false")
 	if n := len(forksOf(at.srv, at.id)); n != 1 {
 		t.Errorf("after the destroy, %d forks, want 1:\n%s", n, out)
+	}
+	if n := at.srv.Calls("forkService"); n != 2 || !strings.Contains(out, "the fork was not made: forking again") {
+		t.Errorf("after the destroy, %d fork calls, want 2 (the failed one, then the one sent again once the look found nothing):\n%s", n, out)
 	}
 	if serviceExists(at.srv, at.id) {
 		t.Errorf("the service still exists after the destroy:\n%s", out)

@@ -108,7 +108,8 @@ func (r *serviceResource) createSteps(call createCall[api.Service], summary stri
 }
 
 // createCall is the service's create (or fork) call, and how a lost answer finds the service: by its
-// name, created since the attempt started (findCreatedService).
+// name, created since the attempt started (findCreatedService). A fork, like a create, is sent again
+// only when that look proves it was not made.
 func (r *serviceResource) createCall(ctx context.Context, plan serviceResourceModel, diags *diag.Diagnostics) (_ createCall[api.Service], summary string, ok bool) {
 	pd, name := r.pd, plan.Name.ValueString()
 	c := createCall[api.Service]{kind: "service",
@@ -135,7 +136,6 @@ func (r *serviceResource) createCall(ctx context.Context, plan serviceResourceMo
 		diags.AddAttributeError(path.Root("fork").AtName("target_time"), "Invalid fork.target_time", err.Error())
 		return c, "", false
 	}
-	c.once = true // a fork whose answer was lost is looked for, never sent again
 	c.call = func(ctx context.Context, _ *lostCreate) (*api.Service, bool, error) {
 		return forkWhenReady(ctx, pd, fork.SourceServiceID.ValueString(), body)
 	}
