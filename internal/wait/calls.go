@@ -175,7 +175,7 @@ func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
 			return PollResult[struct{}]{Status: "API unavailable (an outage): sending the call again"}, nil
 		}
 		if since, n := lost.answered(); n > 0 {
-			tflog.Info(ctx, fmt.Sprintf("dbcloud API answers %s again, after %s without an answer (since %s UTC, %d attempts)",
+			tflog.Info(ctx, fmt.Sprintf("dbcloud API answers the call again (waiting for %s), after %s without an answer (since %s UTC, %d attempts)",
 				c.What, now.Sub(since).Round(time.Second), since.UTC().Format(time.TimeOnly), n), map[string]any{"what": c.What})
 		}
 		if err == nil {
@@ -225,11 +225,11 @@ func logUnanswered(ctx context.Context, what string, u *unanswered, now, until t
 		"attempts": u.attempts, "last_failure": u.last.Error(), "retrying_until": until.UTC().Format(time.RFC3339),
 	}
 	if first {
-		tflog.Warn(ctx, fmt.Sprintf("dbcloud API did not answer %s (%s): the call sets a target value, so it is sent again "+
+		tflog.Warn(ctx, fmt.Sprintf("dbcloud API did not answer a call (waiting for %s): %s. The call sets a target value, so it is sent again "+
 			"(after a look at whether it took effect) until %s UTC", what, u.last.Error(), until.UTC().Format(time.TimeOnly)), fields)
 		return
 	}
-	tflog.Warn(ctx, fmt.Sprintf("dbcloud API still does not answer %s, for %s since %s UTC (%d attempts; last: %s): sending it again until %s UTC",
+	tflog.Warn(ctx, fmt.Sprintf("dbcloud API still does not answer a call (waiting for %s), for %s since %s UTC (%d attempts; last: %s): sending it again until %s UTC",
 		what, now.Sub(u.since).Round(time.Second), u.since.UTC().Format(time.TimeOnly), u.attempts, u.last.Error(),
 		until.UTC().Format(time.TimeOnly)), fields)
 }
