@@ -173,7 +173,7 @@ func TestWhileBusyCounts500s(t *testing.T) {
 		cancel()
 		fives := 0
 		for _, e := range errs[:b.calls] {
-			if e == e500 {
+			if errors.Is(e, e500) {
 				fives++
 			}
 		}
