@@ -17,7 +17,8 @@ import (
 
 // The API goes away for a while (every request answered 503, or connections closed unanswered, and
 // nothing carried out) during an apply, a plan, a create and a destroy: each rides it out, creates
-// nothing twice, and the plan after it is empty. Each case runs for both kinds of outage, in parallel:
+// nothing twice, and the plan after it is empty. Each case runs for both kinds of outage, in parallel
+// (a change cut by drops: the drop kind only; a POST answered 503 is retried by the client itself):
 // the wall time of the file is about that of its longest outage (90 s) plus the apply.
 
 // outageRetry is the client's retry policy of these tests: a backoff capped at 2 s, as a real
