@@ -13,15 +13,16 @@ import (
 )
 
 // Six pipelines at once: six states, one API key, five services each, against an API that accepts 5
-// requests per second and goes away (every request answered 503) for 60 s in the middle of the
-// applies. Each run is its own terraform process with its own provider process (the provider binary
-// built from this module, through dev_overrides), so each only knows its own requests, as separate
-// pipelines do. The applies, the no-change plans (-detailed-exitcode) and the destroys all exit 0,
-// and every service is created and deleted exactly once.
+// requests per second and goes away for 60 s in the middle of the applies, once for each kind of
+// outage (every request answered 503; every connection closed unanswered). Each run is its own
+// terraform process with its own provider process (the provider binary built from this module,
+// through dev_overrides), so each only knows its own requests, as separate pipelines do. The applies,
+// the no-change plans (-detailed-exitcode) and the destroys all exit 0, and every service is created
+// and deleted exactly once. The kinds run one after the other (six terraform processes at a time).
 func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 	testAccPreCheck(t)
 	if testing.Short() {
-		t.Skip("takes about two minutes")
+		t.Skip("takes about two minutes per kind of outage")
 	}
 	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tfBin == "" {
@@ -31,7 +32,6 @@ func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 		}
 	}
 	t.Parallel()
-	const runs, perRun = 6, 5
 
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dbcloud"), "../..")
@@ -44,7 +44,15 @@ func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 	if err := os.WriteFile(cliConfig, []byte(overrides), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	for _, kind := range outageKinds {
+		t.Run(kind.String(), func(t *testing.T) { sixRunsThroughAnOutage(t, tfBin, cliConfig, kind) })
+	}
+}
 
+// sixRunsThroughAnOutage is one kind's case of TestAccFleet_sixRunsThroughAnOutage: its own emulator,
+// six directories, and the provider that cliConfig's dev_overrides names.
+func sixRunsThroughAnOutage(t *testing.T, tfBin, cliConfig string, kind emulator.OutageKind) {
+	const runs, perRun = 6, 5
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 
@@ -67,9 +75,11 @@ resource "dbcloud_service" "s" {
 			t.Fatal(err)
 		}
 	}
-	// all runs one command in every directory at once and fails the test for each that does not exit 0.
-	all := func(args ...string) time.Duration {
+	// all runs one command in every directory at once, fails the test for each that does not exit 0,
+	// and returns the wall time and the exit status of each run.
+	all := func(args ...string) (time.Duration, []int) {
 		start := time.Now()
+		codes := make([]int, len(dirs))
 		var wg sync.WaitGroup
 		for i, dir := range dirs {
 			wg.Add(1)
@@ -78,13 +88,18 @@ resource "dbcloud_service" "s" {
 				cmd := exec.Command(tfBin, args...)
 				cmd.Dir = dir
 				cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
-				if out, err := cmd.CombinedOutput(); err != nil {
+				out, err := cmd.CombinedOutput()
+				codes[i] = -1 // not started
+				if cmd.ProcessState != nil {
+					codes[i] = cmd.ProcessState.ExitCode()
+				}
+				if err != nil {
 					t.Errorf("run %d: terraform %v: %v\n%s", i, args, err, out)
 				}
 			}()
 		}
 		wg.Wait()
-		return time.Since(start)
+		return time.Since(start), codes
 	}
 
 	// The outage starts once half the services have been created, in the middle of the applies.
@@ -92,21 +107,23 @@ resource "dbcloud_service" "s" {
 	go func() {
 		defer close(outageStarted)
 		if waitUntil(5*time.Minute, func() bool { return srv.Calls("createService") >= runs*perRun/2 }) {
-			srv.SetOutage(emulator.Outage{Kind: emulator.OutageUnavailable, Duration: 60 * time.Second})
+			srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second})
 		}
 	}()
-	applyTime := all("apply", "-auto-approve", "-input=false", "-no-color")
+	applyTime, applyCodes := all("apply", "-auto-approve", "-input=false", "-no-color")
 	<-outageStarted
 	rep := srv.LastOutage()
 	if rep.Refused == 0 || time.Now().Before(rep.End) {
 		t.Fatalf("the applies did not meet the whole outage: %+v", rep)
 	}
-	planTime := all("plan", "-detailed-exitcode", "-input=false", "-no-color")
-	destroyTime := all("destroy", "-auto-approve", "-input=false", "-no-color")
+	planTime, planCodes := all("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	destroyTime, destroyCodes := all("destroy", "-auto-approve", "-input=false", "-no-color")
 
 	st := statsOf(srv.Requests())
-	t.Logf("six runs through a 60 s outage at %d req/s: applies %s, plans %s, destroys %s; %d requests met the outage; %d requests, %d answered 429",
-		fleetRateLimit, applyTime.Round(time.Second), planTime.Round(time.Second), destroyTime.Round(time.Second), rep.Refused, st.requests, st.limited)
+	t.Logf("six runs through a 60 s %s outage at %d req/s: applies %s, plans %s, destroys %s; %d requests met the outage; %d requests, %d answered 429; "+
+		"exit statuses: applies %v, plans %v, destroys %v",
+		kind, fleetRateLimit, applyTime.Round(time.Second), planTime.Round(time.Second), destroyTime.Round(time.Second), rep.Refused, st.requests, st.limited,
+		applyCodes, planCodes, destroyCodes)
 	if st.createsAccepted != runs*perRun || st.deletesAccepted != runs*perRun {
 		t.Errorf("%d creates and %d deletes carried out, want exactly %d of each", st.createsAccepted, st.deletesAccepted, runs*perRun)
 	}

@@ -39,11 +39,11 @@ func statsOf(reqs []emulator.Request) fleetStats {
 		switch {
 		case r.OperationID == "createService" && limited:
 			s.createsLimited++
-		case r.OperationID == "createService" && r.Status < 300:
+		case r.OperationID == "createService" && r.Status >= 200 && r.Status < 300: // carried out (a dropped request logs 0)
 			s.createsAccepted++
 		case r.OperationID == "deleteService" && limited:
 			s.deletesLimited++
-		case r.OperationID == "deleteService" && r.Status < 300:
+		case r.OperationID == "deleteService" && r.Status >= 200 && r.Status < 300: // carried out (a dropped request logs 0)
 			s.deletesAccepted++
 		}
 		if r.OperationID == "getService" {

@@ -17,7 +17,8 @@ import (
 
 // The API goes away for a while (every request answered 503, or connections closed unanswered, and
 // nothing carried out) during an apply, a plan, a create and a destroy: each rides it out, creates
-// nothing twice, and the plan after it is empty. Each case runs for both kinds of outage, in parallel:
+// nothing twice, and the plan after it is empty. Each case runs for both kinds of outage, in parallel
+// (a change cut by drops: the drop kind only; a POST answered 503 is retried by the client itself):
 // the wall time of the file is about that of its longest outage (90 s) plus the apply.
 
 // outageRetry is the client's retry policy of these tests: a backoff capped at 2 s, as a real
@@ -240,6 +241,99 @@ resource "dbcloud_vpc" "net" {
 					),
 				},
 			))
+		})
+	}
+}
+
+// An update call cut by an outage of dropped connections (40 s) that starts at the call, after which
+// reads answer but the call's next 6 sends are dropped too (a load balancer whose write path comes back
+// last): more lost answers in a row than the call's retries count (4 for a service, 5 for a VPC) and
+// than a wait's transient errors (5). The call is sent again (after a look, where a record shows it)
+// until the API answers, within the update's budget; the change is in effect, carried out once, and
+// the plan after it is empty. Two calls: the admin password's rotation (password_wo_version bumped: no
+// record shows a password, so it is sent again without a look) and a VPC rename.
+func TestAccOutage_updateCutByDrops(t *testing.T) {
+	t.Parallel()
+	const window, writesDroppedAfter = 40 * time.Second, 6
+	cases := []struct {
+		name, op string
+		config   func(step int) string
+		// done checks the change in the emulator; carried is how often op was carried out in all.
+		done    func(srv *emulator.Server, s *terraform.State) error
+		carried int
+	}{
+		{
+			name: "password rotation", op: "updatePassword", carried: 2, // the create's and the rotation's
+			config: func(step int) string {
+				return fmt.Sprintf(`
+resource "dbcloud_service" "pw" {
+  name                = "outage-password"
+  password_wo         = "Outage-Passw0rd-%[1]d"
+  password_wo_version = %[1]d
+}
+`, step)
+			},
+			done: func(srv *emulator.Server, s *terraform.State) error {
+				id := s.RootModule().Resources["dbcloud_service.pw"].Primary.ID
+				if got := srv.ServicePassword(testProjectID, id); got != "Outage-Passw0rd-2" {
+					return fmt.Errorf("service %s does not have the rotated password (it has one of %d characters)", id, len(got))
+				}
+				return nil
+			},
+		},
+		{
+			name: "VPC rename", op: "renameVPC", carried: 1,
+			config: func(step int) string {
+				return fmt.Sprintf(`
+resource "dbcloud_vpc" "net" {
+  name        = "outage-drops-%d"
+  cidr        = "10.61.0.0/16"
+  region_code = "us-east-1"
+}
+`, step)
+			},
+			done: func(srv *emulator.Server, s *terraform.State) error {
+				id := s.RootModule().Resources["dbcloud_vpc.net"].Primary.ID
+				if v, ok := srv.VPC(testProjectID, id); !ok || deref(v.Name) != "outage-drops-2" {
+					return fmt.Errorf("VPC %s is not renamed in the emulator: %q", id, deref(v.Name))
+				}
+				return nil
+			},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newTestEmulator(t)
+			var started time.Time
+			var sentBefore int
+			resource.Test(t, needsWriteOnly(outageCase(t, srv,
+				resource.TestStep{Config: providerBlock(srv) + c.config(1)},
+				resource.TestStep{
+					PreConfig: func() {
+						started, sentBefore = time.Now(), srv.Calls(c.op)
+						srv.SetOutage(emulator.Outage{Kind: emulator.OutageDrop, Duration: window, StartOn: c.op})
+						// Scripted faults come after the outage in the emulator's chain: these meet the
+						// call's first sends after the window.
+						srv.InjectFault(c.op, emulator.FaultDrop, writesDroppedAfter)
+					},
+					Config:           providerBlock(srv) + c.config(2),
+					ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectNonEmptyPlan()),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						outageRidden(t, srv, c.name+" cut by "+window.String()+" of drop, then "+fmt.Sprint(writesDroppedAfter)+" more drops of "+c.op, &started),
+						func(s *terraform.State) error { return c.done(srv, s) },
+						oneCreateEach(srv, map[string]int{c.op: c.carried}),
+						func(*terraform.State) error {
+							// the send that started the window, each of the scripted drops, the one answered
+							if sent := srv.Calls(c.op) - sentBefore; sent < 1+writesDroppedAfter+1 {
+								return fmt.Errorf("%s sent %d times during the update, want at least %d", c.op, sent, 1+writesDroppedAfter+1)
+							}
+							t.Logf("%s: %s sent %d times, the update took %s", c.name, c.op, srv.Calls(c.op)-sentBefore, time.Since(started).Round(time.Second))
+							return nil
+						},
+					),
+				},
+			)))
 		})
 	}
 }

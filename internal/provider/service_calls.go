@@ -162,12 +162,14 @@ func forkWhenReady(ctx context.Context, pd *providerData, sourceID string, body 
 // ---- busy service: one state-changing call at a time ----
 
 // maxServiceConflictRetries bounds how often a state-changing call is tried again after a 409 or a
-// lost answer.
+// 500. An outage's lost answers (no answer, 502, 503, 504: wait.OutageLike) are not counted: the call
+// is sent again for as long as the update's timeout lasts.
 const maxServiceConflictRetries = 4
 
-// changeService makes one state-changing call of a service through retryWhileBusy: before each
+// changeService makes one state-changing call of a service through wait.WhileBusy: before each
 // attempt it waits for READY (DELETING, DELETED, PAUSING and PAUSED fail at once), it tries again after
-// a 409 or a lost answer (at most maxServiceConflictRetries times), and when async it waits for READY
+// a 409 or a 500 (at most maxServiceConflictRetries times) and after an outage's lost answer (until the
+// timeout), and when async it waits for READY
 // after. applied says whether a service record shows the change; it is nil for a change that cannot be
 // observed (the password), which is re-sent: setting the same value twice is harmless.
 func changeService(ctx context.Context, pd *providerData, id, what string, async bool, call func(context.Context) error, applied func(*api.Service) bool) error {

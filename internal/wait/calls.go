@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"strings"
 	"time"
 
@@ -44,19 +45,109 @@ type Busy struct {
 	// Applied, when set, says whether the target of the call already holds: checked after a lost
 	// answer and after a 409 (an earlier, interrupted apply may have made the same call).
 	Applied func(context.Context) bool
-	// MaxRetries bounds the attempts after the first (409s and lost answers); zero means until the
-	// timeout.
+	// MaxRetries bounds the attempts after the first that a 409 or an error other than an outage's
+	// (a 500) ends; zero means until the timeout. An outage's lost answers (OutageLike) are not
+	// counted: they are retried for the operation's whole budget.
 	MaxRetries int
 }
 
+// OutageLike reports whether err, the failure of a state-changing call, is what an outage does to
+// it: no HTTP answer (the connection failed, before or after the request was sent), or an answer of
+// 502, 503 or 504 that reached the caller (the client never sends a POST again after a 504, nor after
+// anything once its retries are off). A Busy call sets a target value, so it is sent again (after a
+// look, when it may have taken effect) for as long as the operation's budget lasts. A 500 is not: a
+// server bug may persist, and it counts against Busy.MaxRetries. Nor is an *api.OutageError: the
+// client already rode the outage out until the budget ran out.
+func OutageLike(err error) bool {
+	if err == nil || api.IsOutage(err) {
+		return false
+	}
+	var tErr *api.TransportError
+	if errors.As(err, &tErr) {
+		return true
+	}
+	switch api.StatusCode(err) {
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// unanswered is the run of a busy call's attempts in a row that an outage cut (OutageLike): since
+// when, how many, the last error, and when it was last logged. Its methods are the pure rule of what
+// is logged when.
+type unanswered struct {
+	every    time.Duration // at most this often "still" is logged
+	since    time.Time     // the first attempt of the run (zero: no run)
+	lastLog  time.Time
+	attempts int
+	last     error
+}
+
+// failed records an attempt at now cut by the outage (err) and says whether to log it: the first of a
+// run at once, then at most every u.every.
+func (u *unanswered) failed(now time.Time, err error) (first, due bool) {
+	first = u.since.IsZero()
+	if first {
+		u.since = now
+	}
+	u.attempts++
+	u.last = err
+	due = first || now.Sub(u.lastLog) >= u.every
+	if due {
+		u.lastLog = now
+	}
+	return first, due
+}
+
+// answered ends a run (the API answered the call, whatever it said) and returns what it was.
+func (u *unanswered) answered() (since time.Time, attempts int) {
+	since, attempts = u.since, u.attempts
+	u.since, u.lastLog, u.attempts, u.last = time.Time{}, time.Time{}, 0, nil
+	return since, attempts
+}
+
+// UnansweredError is a busy call that an outage kept from being answered until the operation's time
+// budget ran out: it was sent Attempts times from Since to Until, and may or may not have taken effect.
+type UnansweredError struct {
+	What         string
+	Since, Until time.Time
+	Attempts     int
+	// Last is the last attempt's error (an *api.TransportError, or an *api.APIError of 502, 503, 504).
+	Last error
+}
+
+func (e *UnansweredError) Error() string {
+	return fmt.Sprintf("while waiting for %s: the API did not answer the call for %s (from %s to %s UTC, %d attempts, until the "+
+		"operation's time budget ran out); last: %s\n\nThe call may or may not have taken effect. It sets a target value, so running "+
+		"the same command again is safe: it looks whether the change holds and sends it again if not. To wait longer for the API, "+
+		"raise the resource's `timeouts`.", e.What, e.Until.Sub(e.Since).Round(time.Second), e.Since.UTC().Format(time.TimeOnly),
+		e.Until.UTC().Format(time.TimeOnly), e.Attempts, e.Last.Error())
+}
+
+func (e *UnansweredError) Unwrap() error { return e.Last }
+
 // WhileBusy makes a busy call: it sends the call until it succeeds, waiting with backoff b while the
-// API answers 409, and looking (Applied) after a lost answer or a 409. It is the one way the provider
-// waits out a busy object.
+// API answers 409, and looking (Applied) after a lost answer or a 409. An outage's lost answers
+// (OutageLike) are sent again for the whole budget (ctx's deadline; without one, api.DefaultMaxElapsed),
+// logged like the client logs an outage: once when the call meets it, then at most every 30 s, and
+// once when the API answers again. It is the one way the provider waits out a busy object.
 func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
 	look, attempt := false, 0
+	start := time.Now()
+	until, hasDeadline := ctx.Deadline()
+	if !hasDeadline {
+		until = start.Add(api.DefaultMaxElapsed)
+	}
+	lost := unanswered{every: busyOutageLogEvery}
+	unansweredErr := func(now time.Time) error {
+		return &UnansweredError{What: c.What, Since: lost.since, Until: now, Attempts: lost.attempts, Last: lost.last}
+	}
+	beforeFailed := false
 	_, err := For(ctx, b, c.What, func(ctx context.Context) (PollResult[struct{}], error) {
 		if c.Before != nil {
 			if err := c.Before(ctx); err != nil {
+				beforeFailed = true
 				return PollResult[struct{}]{}, Stop(err)
 			}
 		}
@@ -65,6 +156,28 @@ func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
 			return PollResult[struct{}]{Done: true}, nil
 		}
 		err := c.Call(ctx)
+		now := time.Now()
+		if err != nil && ctx.Err() != nil {
+			if lost.attempts > 0 {
+				lost.attempts++ // sent, and cut by the end of the budget
+			}
+			return PollResult[struct{}]{}, err // the waiter reports the timeout or the interrupt
+		}
+		if OutageLike(err) {
+			look = api.IsAmbiguous(err)
+			first, due := lost.failed(now, err)
+			if !hasDeadline && !now.Before(until) {
+				return PollResult[struct{}]{}, Stop(unansweredErr(now))
+			}
+			if due {
+				logUnanswered(ctx, c.What, &lost, now, until, first)
+			}
+			return PollResult[struct{}]{Status: "API unavailable (an outage): sending the call again"}, nil
+		}
+		if since, n := lost.answered(); n > 0 {
+			tflog.Info(ctx, fmt.Sprintf("dbcloud API answers the call again (waiting for %s), after %s without an answer (since %s UTC, %d attempts)",
+				c.What, now.Sub(since).Round(time.Second), since.UTC().Format(time.TimeOnly), n), map[string]any{"what": c.What})
+		}
 		if err == nil {
 			return PollResult[struct{}]{Done: true}, nil
 		}
@@ -72,6 +185,9 @@ func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
 		if api.IsConflict(err) && c.Applied != nil && c.Applied(ctx) {
 			tflog.Info(ctx, "dbcloud: the call answered 409, and its target already holds", map[string]any{"what": c.What})
 			return PollResult[struct{}]{Done: true}, nil
+		}
+		if api.IsOutage(err) {
+			return PollResult[struct{}]{}, Stop(err) // the client rode the outage out until the budget ran out
 		}
 		if attempt++; c.MaxRetries > 0 && attempt > c.MaxRetries {
 			return PollResult[struct{}]{}, Stop(err)
@@ -91,7 +207,31 @@ func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
 		}
 		return PollResult[struct{}]{}, Stop(err)
 	})
+	var timeout *TimeoutError
+	if errors.As(err, &timeout) && !beforeFailed && !Interrupted(err) && lost.attempts > 0 {
+		return unansweredErr(time.Now()) // the budget ran out while the outage lasted
+	}
 	return err
+}
+
+// busyOutageLogEvery is how often, at most, a busy call logs that the API still does not answer it.
+const busyOutageLogEvery = 30 * time.Second
+
+// logUnanswered tells the user that a busy call met an outage (first) or still does, as the client's
+// own outage log does: since when, the last failure, and until when the call is sent again.
+func logUnanswered(ctx context.Context, what string, u *unanswered, now, until time.Time, first bool) {
+	fields := map[string]any{
+		"what": what, "since": u.since.UTC().Format(time.RFC3339), "down_for": now.Sub(u.since).Round(time.Second).String(),
+		"attempts": u.attempts, "last_failure": u.last.Error(), "retrying_until": until.UTC().Format(time.RFC3339),
+	}
+	if first {
+		tflog.Warn(ctx, fmt.Sprintf("dbcloud API did not answer a call (waiting for %s): %s. The call sets a target value, so it is sent again "+
+			"(after a look at whether it took effect) until %s UTC", what, u.last.Error(), until.UTC().Format(time.TimeOnly)), fields)
+		return
+	}
+	tflog.Warn(ctx, fmt.Sprintf("dbcloud API still does not answer a call (waiting for %s), for %s since %s UTC (%d attempts; last: %s): sending it again until %s UTC",
+		what, now.Sub(u.since).Round(time.Second), u.since.UTC().Format(time.TimeOnly), u.attempts, u.last.Error(),
+		until.UTC().Format(time.TimeOnly)), fields)
 }
 
 // ConflictStatus is the waiter status shown for a 409 answer.

@@ -3,6 +3,7 @@ package wait
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +78,160 @@ func TestFindCreatedRidesOutAnOutage(t *testing.T) {
 	var unresolved *UnresolvedError
 	if _, err := FindCreated(context.Background(), testBackoff, c, lost); !errors.As(err, &unresolved) {
 		t.Errorf("a list whose budget ran out: %v, want *UnresolvedError", err)
+	}
+}
+
+// The rule: what an outage does to a state-changing call (no answer, 502, 503, 504 reaching the
+// caller) is sent again for the budget; a 500, a 409, a 429 and an *api.OutageError are not.
+func TestOutageLike(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"connection closed after sending", &api.TransportError{Operation: "update password", Err: errors.New("EOF")}, true},
+		{"connection refused", &api.TransportError{Operation: "update password", NotSent: true, Err: errors.New("refused")}, true},
+		{"502", &api.APIError{StatusCode: 502}, true},
+		{"503", &api.APIError{StatusCode: 503}, true},
+		{"504", &api.APIError{StatusCode: 504}, true},
+		{"500", &api.APIError{StatusCode: 500}, false},
+		{"409", &api.APIError{StatusCode: 409}, false},
+		{"429", &api.APIError{StatusCode: 429}, false},
+		{"400", &api.APIError{StatusCode: 400}, false},
+		{"the client's budget ran out", &api.OutageError{Operation: "resize", Since: time.Now(), Until: time.Now(), Cause: &api.APIError{StatusCode: 503}}, false},
+		{"nil", nil, false},
+	}
+	for _, c := range cases {
+		if got := OutageLike(c.err); got != c.want {
+			t.Errorf("%s: OutageLike = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// busyCalls is a Busy call that answers errs in turn, then succeeds; it counts its calls and looks.
+type busyCalls struct {
+	errs         []error
+	calls, looks int
+}
+
+func (b *busyCalls) busy(maxRetries int) Busy {
+	return Busy{
+		What: "service s1 to accept setting the password", MaxRetries: maxRetries,
+		Call: func(context.Context) error {
+			b.calls++
+			if b.calls <= len(b.errs) {
+				return b.errs[b.calls-1]
+			}
+			return nil
+		},
+		Applied: func(context.Context) bool { b.looks++; return false },
+	}
+}
+
+func repeat(err error, n int) []error {
+	errs := make([]error, n)
+	for i := range errs {
+		errs[i] = err
+	}
+	return errs
+}
+
+// A call cut by more dropped connections (or 504s) in a row than MaxRetries and MaxTransient is sent
+// again until the API answers, each time after a look at whether it took effect.
+func TestWhileBusySendsAgainThroughAnOutage(t *testing.T) {
+	dropped := &api.TransportError{Operation: "update password", Err: errors.New("EOF")}
+	for _, lost := range []error{dropped, &api.APIError{Operation: "resize service", StatusCode: 504}} {
+		b := &busyCalls{errs: repeat(lost, 3*MaxTransient)}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := WhileBusy(ctx, testBackoff, b.busy(4))
+		cancel()
+		if err != nil || b.calls != 3*MaxTransient+1 || b.looks != 3*MaxTransient {
+			t.Errorf("%v: WhileBusy = %v after %d calls and %d looks; want success after %d calls, a look before each resend",
+				lost, err, b.calls, b.looks, 3*MaxTransient+1)
+		}
+	}
+	// 503s that reached the caller provably changed nothing: sent again without a look.
+	b := &busyCalls{errs: repeat(&api.APIError{StatusCode: 503}, 3*MaxTransient)}
+	if err := WhileBusy(context.Background(), testBackoff, b.busy(4)); err != nil || b.looks != 0 {
+		t.Errorf("503s: WhileBusy = %v with %d looks; want success without a look", err, b.looks)
+	}
+}
+
+// A 500 keeps counting against MaxRetries, even between an outage's lost answers: a persistent server
+// bug ends the call, not the timeout.
+func TestWhileBusyCounts500s(t *testing.T) {
+	e500 := &api.APIError{Operation: "resize service", StatusCode: 500}
+	dropped := &api.TransportError{Operation: "resize service", Err: errors.New("EOF")}
+	var mixed []error
+	for range 10 {
+		mixed = append(mixed, dropped, e500)
+	}
+	for name, errs := range map[string][]error{"500s": repeat(e500, 20), "500s between drops": mixed} {
+		b := &busyCalls{errs: errs}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err := WhileBusy(ctx, testBackoff, b.busy(4))
+		cancel()
+		fives := 0
+		for _, e := range errs[:b.calls] {
+			if errors.Is(e, e500) {
+				fives++
+			}
+		}
+		if api.StatusCode(err) != 500 || fives != 5 {
+			t.Errorf("%s: WhileBusy = %v after %d 500s; want the 500 after 5 (the first and 4 retries)", name, err, fives)
+		}
+	}
+}
+
+// When the budget runs out during the outage, the error says the call was not answered, for how long,
+// how often it was sent, and that running the command again is safe; Ctrl-C stays an interrupt; an
+// *api.OutageError (the client's own budget ran out) ends the call as it is.
+func TestWhileBusyOutageOutlastsTheBudget(t *testing.T) {
+	dropped := &api.TransportError{Operation: "update password", Err: errors.New("EOF")}
+	b := &busyCalls{errs: repeat(dropped, 1<<20)}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	err := WhileBusy(ctx, testBackoff, b.busy(4))
+	var un *UnansweredError
+	if !errors.As(err, &un) || un.Attempts != b.calls || b.calls <= MaxTransient || !errors.Is(err, dropped) ||
+		!strings.Contains(err.Error(), "running the same command again is safe") || !strings.Contains(err.Error(), "attempts") {
+		t.Errorf("WhileBusy = %v after %d calls; want an *UnansweredError counting every call", err, b.calls)
+	}
+
+	b = &busyCalls{errs: repeat(dropped, 1<<20)}
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if err := WhileBusy(ctx, testBackoff, b.busy(4)); !Interrupted(err) || errors.As(err, &un) {
+		t.Errorf("Ctrl-C during the outage: %v, want an interrupt", err)
+	}
+
+	outage := &api.OutageError{Operation: "update password", Since: time.Now(), Until: time.Now(), Cause: &api.APIError{StatusCode: 503}}
+	b = &busyCalls{errs: repeat(outage, 10)}
+	if err := WhileBusy(context.Background(), testBackoff, b.busy(4)); !errors.Is(err, outage) || b.calls != 1 {
+		t.Errorf("an *api.OutageError: %v after %d calls, want it at once", err, b.calls)
+	}
+}
+
+// The log rule: the first lost answer of a run is logged at once, then at most every 30 s; an answer
+// ends the run, and the next lost answer starts a new one.
+func TestUnansweredLogsWithoutFlooding(t *testing.T) {
+	u := unanswered{every: 30 * time.Second}
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	lost := errors.New("EOF")
+	steps := []struct {
+		at         time.Duration
+		first, due bool
+	}{{0, true, true}, {2 * time.Second, false, false}, {29 * time.Second, false, false}, {30 * time.Second, false, true},
+		{45 * time.Second, false, false}, {61 * time.Second, false, true}}
+	for _, s := range steps {
+		if first, due := u.failed(t0.Add(s.at), lost); first != s.first || due != s.due {
+			t.Errorf("at +%s: first %v due %v, want %v %v", s.at, first, due, s.first, s.due)
+		}
+	}
+	if since, n := u.answered(); !since.Equal(t0) || n != len(steps) {
+		t.Errorf("answered: since %s, %d attempts; want %s, %d", since, n, t0, len(steps))
+	}
+	if first, due := u.failed(t0.Add(70*time.Second), lost); !first || !due {
+		t.Errorf("after an answer: first %v due %v, want a new run logged at once", first, due)
 	}
 }
