@@ -82,3 +82,55 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// A create whose connection is dropped during an outage of dropped connections is not an answer: the
+// log does not say that the API answers again until a request is answered.
+func TestDroppedPOSTIsNotAnAnswer(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	c, _ := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			dropConnection(t, w)
+			return
+		}
+		writeJSON(w, 200, `{"service_id":"svc1"}`)
+	}, func(cfg *Config) {
+		cfg.Retry.MaxElapsed = time.Minute
+		cfg.Retry.WaitMax = 50 * time.Millisecond
+	})
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	ctx := tflogtest.RootLogger(context.Background(), &lockedWriter{w: &buf, mu: &mu})
+	recoveries := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Count(buf.String(), "dbcloud API answers again")
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := c.GetService(ctx, "svc1")
+		read <- err
+	}()
+	// The read meets the outage first, then the create is dropped (not sent again: it may have been
+	// carried out).
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }(), "dbcloud API unavailable since") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no outage notice:\n%s", buf.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := c.CreateService(ctx, ServiceCreate{Name: "db"}); err == nil {
+		t.Fatal("the dropped create succeeded")
+	}
+	if n := recoveries(); n != 0 {
+		t.Errorf("a dropped create was logged as the API answering again (%d):\n%s", n, buf.String())
+	}
+	down.Store(false)
+	if err := <-read; err != nil {
+		t.Fatalf("GetService through the outage: %v", err)
+	}
+	if n := recoveries(); n != 1 {
+		t.Errorf("%d notices that the API answers again once it does, want 1:\n%s", n, buf.String())
+	}
+}

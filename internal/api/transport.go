@@ -263,7 +263,9 @@ func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 				down = now
 			}
 			downAttempts++
-		} else if !v.outage {
+		} else if !v.outage && err == nil {
+			// Only an answer ends an outage: a create whose connection broke (not sent again, it may
+			// have been carried out) says nothing of the API's availability.
 			d.outage.answered(ctx, now)
 		}
 		if v.retry && !v.outage {
