@@ -83,37 +83,34 @@ resource "dbcloud_service" "fork" {
 // empty.
 func TestAccOutage_forkSentIntoOutage(t *testing.T) {
 	t.Parallel()
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newTestEmulator(t)
-			name := "fork sent into 45 s of " + kind.String()
-			var started time.Time
-			resource.Test(t, outageCase(t, srv, resource.TestStep{
-				PreConfig: func() {
-					started = time.Now()
-					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "forkService"})
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		srv := newTestEmulator(t)
+		name := "fork sent into 45 s of " + kind.String()
+		var started time.Time
+		resource.Test(t, outageCase(t, srv, resource.TestStep{
+			PreConfig: func() {
+				started = time.Now()
+				srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "forkService"})
+			},
+			Config:           providerBlock(srv) + forkOutageConfig,
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_service.fork", plancheck.ResourceActionCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				outageRidden(t, srv, name, &started),
+				oneCreateEach(srv, map[string]int{"createService": 1, "forkService": 1}),
+				func(s *terraform.State) error {
+					source, fork := s.RootModule().Resources["dbcloud_service.source"], s.RootModule().Resources["dbcloud_service.fork"]
+					if source == nil || fork == nil {
+						return fmt.Errorf("%s: the source or the fork is not in state", name)
+					}
+					return oneForkOf(t, srv, name, source.Primary.ID, fork.Primary.ID)
 				},
-				Config:           providerBlock(srv) + forkOutageConfig,
-				ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_service.fork", plancheck.ResourceActionCreate)),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					outageRidden(t, srv, name, &started),
-					oneCreateEach(srv, map[string]int{"createService": 1, "forkService": 1}),
-					func(s *terraform.State) error {
-						source, fork := s.RootModule().Resources["dbcloud_service.source"], s.RootModule().Resources["dbcloud_service.fork"]
-						if source == nil || fork == nil {
-							return fmt.Errorf("%s: the source or the fork is not in state", name)
-						}
-						return oneForkOf(t, srv, name, source.Primary.ID, fork.Primary.ID)
-					},
-					resource.TestCheckResourceAttrPair("dbcloud_service.fork", "forked_from.service_id", "dbcloud_service.source", "id"),
-					resource.TestCheckResourceAttr("dbcloud_service.fork", "status", "READY"),
-					// The answer of the fork that was made, not an adoption (whose password is unknown).
-					resource.TestCheckResourceAttrSet("dbcloud_service.fork", "initial_password"),
-				),
-			}))
-		})
-	}
+				resource.TestCheckResourceAttrPair("dbcloud_service.fork", "forked_from.service_id", "dbcloud_service.source", "id"),
+				resource.TestCheckResourceAttr("dbcloud_service.fork", "status", "READY"),
+				// The answer of the fork that was made, not an adoption (whose password is unknown).
+				resource.TestCheckResourceAttrSet("dbcloud_service.fork", "initial_password"),
+			),
+		}))
+	})
 }
 
 const forkActionOutageConfig = `
@@ -134,38 +131,35 @@ action "dbcloud_service_fork" "copy" {
 func TestAccServiceForkAction_outage(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			at := newActionTestOn(t, roundTripTerraformWith(t, "1.14.0", outageProviderServer), forkActionOutageConfig)
-			name := "fork action sent into 45 s of " + kind.String()
-			started := time.Now()
-			at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "forkService"})
-			out, code, _ := at.invoke(t, "dbcloud_service_fork.copy")
-			if code != 0 {
-				t.Fatalf("%s: exit code %d\n%s", name, code, out)
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		at := newActionTestOn(t, roundTripTerraformWith(t, "1.14.0", outageProviderServer), forkActionOutageConfig)
+		name := "fork action sent into 45 s of " + kind.String()
+		started := time.Now()
+		at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "forkService"})
+		out, code, _ := at.invoke(t, "dbcloud_service_fork.copy")
+		if code != 0 {
+			t.Fatalf("%s: exit code %d\n%s", name, code, out)
+		}
+		if err := outageRidden(t, at.srv, name, &started)(nil); err != nil {
+			t.Error(err)
+		}
+		if err := oneForkOf(t, at.srv, name, at.id, ""); err != nil {
+			t.Fatal(err)
+		}
+		fork := forksOf(at.srv, at.id)[0]
+		id := deref(fork.ServiceID)
+		want := []string{fmt.Sprintf("fork %s (%q) is READY after", id, "orders-copy")}
+		if kind == emulator.OutageDrop {
+			// The dropped fork: looked for, not found, sent again.
+			want = append(want,
+				`the answer to the fork was lost: looking for a new service "orders-copy" instead of forking again`,
+				`no service "orders-copy" appeared, so the fork was not made: forking again`)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no progress message %q in the output:\n%s", name, w, out)
 			}
-			if err := outageRidden(t, at.srv, name, &started)(nil); err != nil {
-				t.Error(err)
-			}
-			if err := oneForkOf(t, at.srv, name, at.id, ""); err != nil {
-				t.Fatal(err)
-			}
-			fork := forksOf(at.srv, at.id)[0]
-			id := deref(fork.ServiceID)
-			want := []string{fmt.Sprintf("fork %s (%q) is READY after", id, "orders-copy")}
-			if kind == emulator.OutageDrop {
-				// The dropped fork: looked for, not found, sent again.
-				want = append(want,
-					`the answer to the fork was lost: looking for a new service "orders-copy" instead of forking again`,
-					`no service "orders-copy" appeared, so the fork was not made: forking again`)
-			}
-			for _, w := range want {
-				if !strings.Contains(out, w) {
-					t.Errorf("%s: no progress message %q in the output:\n%s", name, w, out)
-				}
-			}
-			at.emptyPlan(t, name)
-		})
-	}
+		}
+		at.emptyPlan(t, name)
+	})
 }

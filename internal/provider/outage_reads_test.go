@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
 // What is not a resource rides an outage too: data sources and a short-lived login
@@ -110,111 +108,85 @@ list "dbcloud_vpc" "all" {
 }
 `
 
-// withPostgres is an emulator option that puts a real PostgreSQL behind each service, stopped when the
-// test ends (newPostgresEmulator's, for tests that make their emulator themselves).
-func withPostgres(t *testing.T) func(*emulator.Options) {
-	t.Helper()
-	binDir, err := pgbackend.FindBinDir("")
-	if err != nil {
-		t.Fatalf("this test needs the PostgreSQL server binaries (apt-get install postgresql): %v", err)
-	}
-	pg, err := pgbackend.Start(context.WithoutCancel(t.Context()), pgbackend.Options{BinDir: binDir, Logf: t.Logf})
-	if err != nil {
-		t.Fatalf("starting PostgreSQL: %v", err)
-	}
-	b := pgbackend.NewBackend(pg)
-	t.Cleanup(func() {
-		if err := b.Close(time.Minute); err != nil {
-			t.Error(err)
-		}
-		if err := pg.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return func(o *emulator.Options) { o.Database = b }
-}
-
 func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			tf := roundTripTerraformWith(t, "1.14.0", outageProviderServer)
-			tf.env = append(tf.env, "TF_VAR_admin_password="+outageReadsPassword)
-			out := filepath.Join(t.TempDir(), "probe")
-			at := newActionTestOn(t, tf, outageReadsConfig(out), withPostgres(t))
-			writeFile(t, filepath.Join(at.dir, "outage.tfquery.hcl"), outageReadsQuery)
-			down := func(what string, startOn string) (met func() string) {
-				at.srv.ResetRequests()
-				started := time.Now()
-				at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: 40 * time.Second, StartOn: startOn})
-				return func() string {
-					rep := at.srv.LastOutage()
-					if rep.Start.IsZero() || rep.Refused == 0 {
-						t.Fatalf("%s: the outage never started (%+v)", what, rep)
-					}
-					if time.Now().Before(rep.End) {
-						t.Fatalf("%s: the command ended before the outage did (%s)", what, rep.End)
-					}
-					s := fmt.Sprintf("%s through 40 s of %s: %d requests met the outage; %s", what, kind, rep.Refused, time.Since(started).Round(time.Second))
-					t.Log("outage case " + s)
-					return s
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		tf := roundTripTerraformWith(t, "1.14.0", outageProviderServer)
+		tf.env = append(tf.env, "TF_VAR_admin_password="+outageReadsPassword)
+		out := filepath.Join(t.TempDir(), "probe")
+		_, withPG := startPostgres(t)
+		at := newActionTestOn(t, tf, outageReadsConfig(out), withPG)
+		writeFile(t, filepath.Join(at.dir, "outage.tfquery.hcl"), outageReadsQuery)
+		down := func(what string, startOn string) (met func() string) {
+			at.srv.ResetRequests()
+			started := time.Now()
+			at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: 40 * time.Second, StartOn: startOn})
+			return func() string {
+				rep := at.srv.LastOutage()
+				if rep.Start.IsZero() || rep.Refused == 0 {
+					t.Fatalf("%s: the outage never started (%+v)", what, rep)
 				}
-			}
-
-			// 1. An apply that reads the data sources and opens the login (at plan and at apply), and
-			// uses it: the outage starts at once.
-			met := down("apply with data sources and a login", "")
-			at.tf.env = append(at.tf.env, "TF_VAR_run=2") // this run's probe, and every later command's
-			if o, code := at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false"); code != 0 {
-				t.Fatalf("apply through the outage: exit code %d\n%s", code, o)
-			}
-			met()
-			var probe credsProbeResult
-			b, err := os.ReadFile(out + "-2.json")
-			if err != nil {
-				t.Fatalf("the probe of the apply did not run: %v", err)
-			}
-			if err := json.Unmarshal(b, &probe); err != nil || probe.Err != "" || probe.User == "" || probe.User == "tsdbadmin" {
-				t.Fatalf("the login of the apply: %+v (%v), want a session of a login of its own", probe, err)
-			}
-			outputs := at.tf.run(t, at.dir, "output", "-json")
-			if !strings.Contains(outputs, `"outage-reads"`) || !strings.Contains(outputs, `"READY"`) {
-				t.Errorf("the data sources' outputs after the outage: %s", outputs)
-			}
-
-			// 2. terraform query of the list resources.
-			met = down("terraform query", "")
-			o, code := at.tf.runCode(t, at.dir, "query")
-			if code != 0 {
-				t.Fatalf("query through the outage: exit code %d\n%s", code, o)
-			}
-			met()
-			if !strings.Contains(o, at.id) {
-				t.Errorf("the query's output does not name the service %s:\n%s", at.id, o)
-			}
-
-			// 3. The restart action, its stop sent into the outage: one stop and one start carried out.
-			met = down("restart action", "stopService")
-			o, code = at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false", "-invoke=action.dbcloud_service_restart.restart")
-			if code != 0 {
-				t.Fatalf("restart through the outage: exit code %d\n%s", code, o)
-			}
-			met()
-			handled := map[string]int{}
-			for _, r := range at.srv.Requests() {
-				if r.Method != http.MethodGet && r.Status != 0 && r.Status != http.StatusServiceUnavailable {
-					handled[r.OperationID]++
+				if time.Now().Before(rep.End) {
+					t.Fatalf("%s: the command ended before the outage did (%s)", what, rep.End)
 				}
+				s := fmt.Sprintf("%s through 40 s of %s: %d requests met the outage; %s", what, kind, rep.Refused, time.Since(started).Round(time.Second))
+				t.Log("outage case " + s)
+				return s
 			}
-			if handled["stopService"] != 1 || handled["startService"] != 1 || len(handled) != 2 {
-				t.Errorf("calls that reached the API's handler: %v, want one stopService and one startService", handled)
+		}
+
+		// 1. An apply that reads the data sources and opens the login (at plan and at apply), and
+		// uses it: the outage starts at once.
+		met := down("apply with data sources and a login", "")
+		at.tf.env = append(at.tf.env, "TF_VAR_run=2") // this run's probe, and every later command's
+		if o, code := at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false"); code != 0 {
+			t.Fatalf("apply through the outage: exit code %d\n%s", code, o)
+		}
+		met()
+		var probe credsProbeResult
+		b, err := os.ReadFile(out + "-2.json")
+		if err != nil {
+			t.Fatalf("the probe of the apply did not run: %v", err)
+		}
+		if err := json.Unmarshal(b, &probe); err != nil || probe.Err != "" || probe.User == "" || probe.User == "tsdbadmin" {
+			t.Fatalf("the login of the apply: %+v (%v), want a session of a login of its own", probe, err)
+		}
+		outputs := at.tf.run(t, at.dir, "output", "-json")
+		if !strings.Contains(outputs, `"outage-reads"`) || !strings.Contains(outputs, `"READY"`) {
+			t.Errorf("the data sources' outputs after the outage: %s", outputs)
+		}
+
+		// 2. terraform query of the list resources.
+		met = down("terraform query", "")
+		o, code := at.tf.runCode(t, at.dir, "query")
+		if code != 0 {
+			t.Fatalf("query through the outage: exit code %d\n%s", code, o)
+		}
+		met()
+		if !strings.Contains(o, at.id) {
+			t.Errorf("the query's output does not name the service %s:\n%s", at.id, o)
+		}
+
+		// 3. The restart action, its stop sent into the outage: one stop and one start carried out.
+		met = down("restart action", "stopService")
+		o, code = at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false", "-invoke=action.dbcloud_service_restart.restart")
+		if code != 0 {
+			t.Fatalf("restart through the outage: exit code %d\n%s", code, o)
+		}
+		met()
+		handled := map[string]int{}
+		for _, r := range at.srv.Requests() {
+			if r.Method != http.MethodGet && r.Status != 0 && r.Status != http.StatusServiceUnavailable {
+				handled[r.OperationID]++
 			}
-			if st := at.status(t); st != api.READY {
-				t.Errorf("the service is %s after the restart, want READY", st)
-			}
-			at.emptyPlan(t, "the outages")
-		})
-	}
+		}
+		if handled["stopService"] != 1 || handled["startService"] != 1 || len(handled) != 2 {
+			t.Errorf("calls that reached the API's handler: %v, want one stopService and one startService", handled)
+		}
+		if st := at.status(t); st != api.READY {
+			t.Errorf("the service is %s after the restart, want READY", st)
+		}
+		at.emptyPlan(t, "the outages")
+	})
 }

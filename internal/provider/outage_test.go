@@ -42,6 +42,16 @@ func outageProviderFactories() map[string]func() (tfprotov6.ProviderServer, erro
 
 var outageKinds = []emulator.OutageKind{emulator.OutageUnavailable, emulator.OutageDrop}
 
+// forEachOutageKind runs test as a parallel subtest for each kind of outage.
+func forEachOutageKind(t *testing.T, test func(t *testing.T, kind emulator.OutageKind)) {
+	for _, kind := range outageKinds {
+		t.Run(kind.String(), func(t *testing.T) {
+			t.Parallel()
+			test(t, kind)
+		})
+	}
+}
+
 // outageCase is testCase with the provider of these tests.
 func outageCase(t *testing.T, srv *emulator.Server, steps ...resource.TestStep) resource.TestCase {
 	tc := testCase(t, srv, steps...)
@@ -68,30 +78,27 @@ func outageRidden(t *testing.T, srv *emulator.Server, name string, started *time
 // at its first create.
 func TestAccOutage_applyStack(t *testing.T) {
 	t.Parallel()
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newTestEmulator(t)
-			var started time.Time
-			config := stackConfig(srv, "outage-net", 1, 500, 2) + `
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		srv := newTestEmulator(t)
+		var started time.Time
+		config := stackConfig(srv, "outage-net", 1, 500, 2) + `
 resource "dbcloud_service" "second" {
   name = "outage-second"
 }
 `
-			resource.Test(t, outageCase(t, srv, resource.TestStep{
-				PreConfig: func() {
-					started = time.Now()
-					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 90 * time.Second, StartOn: "write"})
-				},
-				Config:           config,
-				ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_vpc_peering.peer", plancheck.ResourceActionCreate)),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					outageRidden(t, srv, "apply of the stack through 90 s of "+kind.String(), &started),
-					oneCreateEach(srv, map[string]int{"createVPC": 1, "createService": 2, "createReplicaSet": 1, "createPeering": 1}),
-				),
-			}))
-		})
-	}
+		resource.Test(t, outageCase(t, srv, resource.TestStep{
+			PreConfig: func() {
+				started = time.Now()
+				srv.SetOutage(emulator.Outage{Kind: kind, Duration: 90 * time.Second, StartOn: "write"})
+			},
+			Config:           config,
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_vpc_peering.peer", plancheck.ResourceActionCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				outageRidden(t, srv, "apply of the stack through 90 s of "+kind.String(), &started),
+				oneCreateEach(srv, map[string]int{"createVPC": 1, "createService": 2, "createReplicaSet": 1, "createPeering": 1}),
+			),
+		}))
+	})
 }
 
 // oneCreateEach checks that each create operation was carried out (answered 2xx) exactly want times
@@ -116,133 +123,121 @@ func oneCreateEach(srv *emulator.Server, want map[string]int) resource.TestCheck
 // A no-change plan through 60 s of outage that starts right before it.
 func TestAccOutage_noChangePlan(t *testing.T) {
 	t.Parallel()
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newTestEmulator(t)
-			config := stackConfig(srv, "outage-plan", 1, 500, 2)
-			var started time.Time
-			resource.Test(t, outageCase(t, srv,
-				resource.TestStep{Config: config},
-				resource.TestStep{
-					PreConfig: func() {
-						started = time.Now()
-						srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second})
-					},
-					Config:   config,
-					PlanOnly: true, // fails unless the plan (with its refresh) succeeds and is empty
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		srv := newTestEmulator(t)
+		config := stackConfig(srv, "outage-plan", 1, 500, 2)
+		var started time.Time
+		resource.Test(t, outageCase(t, srv,
+			resource.TestStep{Config: config},
+			resource.TestStep{
+				PreConfig: func() {
+					started = time.Now()
+					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second})
 				},
-				resource.TestStep{
-					Config: config, PlanOnly: true,
-					PreConfig: func() {
-						if rep := srv.LastOutage(); rep.Refused == 0 || time.Now().Before(rep.End) {
-							t.Errorf("the plan did not ride out the outage: %+v", rep)
-						} else {
-							t.Logf("outage case no-change plan through 60 s of %s: %d requests met the outage; the plan took %s", kind, rep.Refused, time.Since(started).Round(time.Second))
-						}
-					},
+				Config:   config,
+				PlanOnly: true, // fails unless the plan (with its refresh) succeeds and is empty
+			},
+			resource.TestStep{
+				Config: config, PlanOnly: true,
+				PreConfig: func() {
+					if rep := srv.LastOutage(); rep.Refused == 0 || time.Now().Before(rep.End) {
+						t.Errorf("the plan did not ride out the outage: %+v", rep)
+					} else {
+						t.Logf("outage case no-change plan through 60 s of %s: %d requests met the outage; the plan took %s", kind, rep.Refused, time.Since(started).Round(time.Second))
+					}
 				},
-			))
-		})
-	}
+			},
+		))
+	})
 }
 
 // A create sent into 45 s of outage: the apply adds a service, and the outage starts at its create.
 // One create is made, no duplicate.
 func TestAccOutage_createSentIntoOutage(t *testing.T) {
 	t.Parallel()
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newTestEmulator(t)
-			base := stackConfig(srv, "outage-create", 1, 500, 2)
-			var started time.Time
-			resource.Test(t, outageCase(t, srv,
-				resource.TestStep{Config: base},
-				resource.TestStep{
-					PreConfig: func() {
-						started = time.Now()
-						srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "createService"})
-					},
-					Config: base + `
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		srv := newTestEmulator(t)
+		base := stackConfig(srv, "outage-create", 1, 500, 2)
+		var started time.Time
+		resource.Test(t, outageCase(t, srv,
+			resource.TestStep{Config: base},
+			resource.TestStep{
+				PreConfig: func() {
+					started = time.Now()
+					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "createService"})
+				},
+				Config: base + `
 resource "dbcloud_service" "added" {
   name = "outage-added"
 }
 `,
-					ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_service.added", plancheck.ResourceActionCreate)),
-					Check: resource.ComposeAggregateTestCheckFunc(
-						outageRidden(t, srv, "create sent into 45 s of "+kind.String(), &started),
-						oneCreateEach(srv, map[string]int{"createService": 2}), // the stack's and the added one
-					),
-				},
-			))
-		})
-	}
+				ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_service.added", plancheck.ResourceActionCreate)),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					outageRidden(t, srv, "create sent into 45 s of "+kind.String(), &started),
+					oneCreateEach(srv, map[string]int{"createService": 2}), // the stack's and the added one
+				),
+			},
+		))
+	})
 }
 
 // A destroy through 60 s of outage that starts at its first delete; CheckDestroy then finds nothing.
 func TestAccOutage_destroy(t *testing.T) {
 	t.Parallel()
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newTestEmulator(t)
-			var started time.Time
-			tc := outageCase(t, srv, resource.TestStep{
-				Config: stackConfig(srv, "outage-destroy", 1, 500, 2),
-				Check: func(*terraform.State) error {
-					// Armed here, it starts at the destroy's first delete (the test's last command).
-					started = time.Now()
-					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second, StartOn: "write"})
-					return nil
-				},
-			})
-			checkDestroyed := tc.CheckDestroy
-			tc.CheckDestroy = func(s *terraform.State) error {
-				if err := outageRidden(t, srv, "destroy through 60 s of "+kind.String(), &started)(s); err != nil {
-					return err
-				}
-				return checkDestroyed(s)
-			}
-			resource.Test(t, tc)
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		srv := newTestEmulator(t)
+		var started time.Time
+		tc := outageCase(t, srv, resource.TestStep{
+			Config: stackConfig(srv, "outage-destroy", 1, 500, 2),
+			Check: func(*terraform.State) error {
+				// Armed here, it starts at the destroy's first delete (the test's last command).
+				started = time.Now()
+				srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second, StartOn: "write"})
+				return nil
+			},
 		})
-	}
+		checkDestroyed := tc.CheckDestroy
+		tc.CheckDestroy = func(s *terraform.State) error {
+			if err := outageRidden(t, srv, "destroy through 60 s of "+kind.String(), &started)(s); err != nil {
+				return err
+			}
+			return checkDestroyed(s)
+		}
+		resource.Test(t, tc)
+	})
 }
 
 // A rename sent into 15 s of outage (the emulator's chaos run found it): the rename's lost answer is
 // followed by a look once the API answers, and the rename again; the plan after it is empty.
 func TestAccOutage_renameSentIntoOutage(t *testing.T) {
 	t.Parallel()
-	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) {
-			t.Parallel()
-			srv := newTestEmulator(t)
-			config := func(name string) string {
-				return providerBlock(srv) + fmt.Sprintf(`
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		srv := newTestEmulator(t)
+		config := func(name string) string {
+			return providerBlock(srv) + fmt.Sprintf(`
 resource "dbcloud_vpc" "net" {
   name        = %q
   cidr        = "10.60.0.0/16"
   region_code = "us-east-1"
 }
 `, name)
-			}
-			var started time.Time
-			resource.Test(t, outageCase(t, srv,
-				resource.TestStep{Config: config("outage-rename")},
-				resource.TestStep{
-					PreConfig: func() {
-						started = time.Now()
-						srv.SetOutage(emulator.Outage{Kind: kind, Duration: 15 * time.Second, StartOn: "renameVPC"})
-					},
-					Config: config("outage-renamed"),
-					Check: resource.ComposeAggregateTestCheckFunc(
-						outageRidden(t, srv, "rename sent into 15 s of "+kind.String(), &started),
-						resource.TestCheckResourceAttr("dbcloud_vpc.net", "name", "outage-renamed"),
-					),
+		}
+		var started time.Time
+		resource.Test(t, outageCase(t, srv,
+			resource.TestStep{Config: config("outage-rename")},
+			resource.TestStep{
+				PreConfig: func() {
+					started = time.Now()
+					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 15 * time.Second, StartOn: "renameVPC"})
 				},
-			))
-		})
-	}
+				Config: config("outage-renamed"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					outageRidden(t, srv, "rename sent into 15 s of "+kind.String(), &started),
+					resource.TestCheckResourceAttr("dbcloud_vpc.net", "name", "outage-renamed"),
+				),
+			},
+		))
+	})
 }
 
 // An update call cut by an outage of dropped connections (40 s) that starts at the call, after which

@@ -27,6 +27,16 @@ import (
 func newPostgresEmulator(t *testing.T) (*emulator.Server, *pgbackend.Manager) {
 	t.Helper()
 	testAccPreCheck(t)
+	pg, withPG := startPostgres(t)
+	return newTestEmulator(t, withPG), pg
+}
+
+// startPostgres starts the PostgreSQL template of a test and returns it with the emulator option
+// that puts an instance of it behind each service. Cleanups run last-in first-out: the emulator
+// (registered by newTestEmulator, after this) is closed first, then this waits for the queued
+// database operations and stops the instances.
+func startPostgres(t *testing.T) (*pgbackend.Manager, func(*emulator.Options)) {
+	t.Helper()
 	binDir, err := pgbackend.FindBinDir("")
 	if err != nil {
 		t.Fatalf("these tests need the PostgreSQL server binaries (apt-get install postgresql): %v", err)
@@ -37,9 +47,6 @@ func newPostgresEmulator(t *testing.T) (*emulator.Server, *pgbackend.Manager) {
 	}
 	t.Logf("PostgreSQL template ready in %v", pg.StartupTime())
 	b := pgbackend.NewBackend(pg)
-	srv := newTestEmulator(t, func(o *emulator.Options) { o.Database = b })
-	// Cleanups run last-in first-out: the emulator (registered by newTestEmulator) is closed
-	// before this one, which waits for the queued database operations and stops the instances.
 	t.Cleanup(func() {
 		if err := b.Close(time.Minute); err != nil {
 			t.Error(err)
@@ -48,7 +55,7 @@ func newPostgresEmulator(t *testing.T) (*emulator.Server, *pgbackend.Manager) {
 			t.Error(err)
 		}
 	})
-	return srv, pg
+	return pg, func(o *emulator.Options) { o.Database = b }
 }
 
 // pgLogin logs in to host:port as the real service's clients do: tsdbadmin to tsdb, over TLS
