@@ -52,12 +52,8 @@ func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, ado
 		}
 		lc.Started = time.Now()
 	}
-	find := func(ctx context.Context, cause error) (*T, error) {
-		o, ferr := c.find(ctx, lc, cause)
-		adopted = ferr == nil
-		return o, ferr
-	}
-	obj, _, err = wait.Create(ctx, func(ctx context.Context) (*T, error) {
+	find := func(ctx context.Context, cause error) (*T, error) { return c.find(ctx, lc, cause) }
+	obj, adopted, err = wait.Create(ctx, func(ctx context.Context) (*T, error) {
 		o, s, e := c.call(ctx, &lc)
 		if sent = s; e != nil && !s {
 			return o, &unsentError{e}
@@ -67,7 +63,7 @@ func (c createCall[T]) do(ctx context.Context) (obj *T, lc lostCreate, sent, ado
 	if unsent := (*unsentError)(nil); errors.As(err, &unsent) {
 		err = unsent.err
 	}
-	return obj, lc, sent, adopted && err == nil, err
+	return obj, lc, sent, adopted, err
 }
 
 // createSteps is what a resource gives createResource: its create (call and find), the id of a

@@ -438,23 +438,24 @@ func later(a, b time.Time) time.Time {
 }
 
 // Create sends a create (send) and resolves a lost answer by looking (look, which uses FindCreated):
-// found, it is the one (looked is true); proven not made (*NotCreatedError), the create is sent
-// again, as long as ctx lasts (without a deadline, at most api.DefaultMaxElapsed); the look could
-// not finish: its error (*UnresolvedError: the caller leaves a placeholder). Never a duplicate.
-func Create[T any](ctx context.Context, send func(context.Context) (*T, error), look func(ctx context.Context, cause error) (*T, error)) (_ *T, looked bool, _ error) {
+// found, it is the one (adopted is true: the object is the look's, not a create's answer); proven not
+// made (*NotCreatedError), the create is sent again, as long as ctx lasts (without a deadline, at most
+// api.DefaultMaxElapsed), and a create sent again that is answered gives its own object (adopted is
+// false); the look could not finish: its error (*UnresolvedError: the caller leaves a placeholder).
+// Never a duplicate.
+func Create[T any](ctx context.Context, send func(context.Context) (*T, error), look func(ctx context.Context, cause error) (*T, error)) (_ *T, adopted bool, _ error) {
 	start := time.Now()
 	for {
 		v, err := send(ctx)
 		if !api.IsAmbiguous(err) {
-			return v, looked, err
+			return v, false, err
 		}
 		tflog.Warn(ctx, "dbcloud: the create's answer was lost; looking for what it made instead of sending it again", map[string]any{"error": err.Error()})
-		looked = true
 		found, ferr := look(ctx, err)
 		var notCreated *NotCreatedError
 		_, hasDeadline := ctx.Deadline()
 		if !errors.As(ferr, &notCreated) || ctx.Err() != nil || (!hasDeadline && time.Since(start) > api.DefaultMaxElapsed) {
-			return found, looked, ferr
+			return found, ferr == nil, ferr
 		}
 		tflog.Info(ctx, "dbcloud: the create whose answer was lost was not made: sending it again", map[string]any{"kind": notCreated.Kind, "name": notCreated.Name})
 	}

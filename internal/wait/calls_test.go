@@ -28,7 +28,7 @@ func TestCreateSendsAgainOnlyWhenNotMade(t *testing.T) {
 	}
 	for _, c := range cases {
 		sends, looks := 0, 0
-		v, looked, err := Create(context.Background(),
+		v, adopted, err := Create(context.Background(),
 			func(context.Context) (*string, error) { sends++; return nil, lost },
 			func(context.Context, error) (*string, error) {
 				e := c.looks[looks]
@@ -38,17 +38,38 @@ func TestCreateSendsAgainOnlyWhenNotMade(t *testing.T) {
 				}
 				return &made, nil
 			})
+		looked := looks > 0
 		if sends != c.wantSends || (err != nil) != c.wantErr || !looked || (err == nil && v != &made) {
 			t.Errorf("%s: %d sends, looked %v, err %v; want %d sends", c.name, sends, looked, err, c.wantSends)
+		}
+		// The object found by a look is adopted; an error adopts nothing.
+		if adopted != (err == nil) {
+			t.Errorf("%s: adopted %v with err %v", c.name, adopted, err)
 		}
 	}
 	// An answer that is not lost is returned as it is, without a look.
 	sends := 0
-	_, looked, err := Create(context.Background(),
+	_, adopted, err := Create(context.Background(),
 		func(context.Context) (*string, error) { sends++; return nil, &api.APIError{StatusCode: 400} },
 		func(context.Context, error) (*string, error) { t.Fatal("looked"); return nil, nil })
-	if sends != 1 || looked || api.StatusCode(err) != 400 {
-		t.Errorf("a 400: %d sends, looked %v, %v", sends, looked, err)
+	if sends != 1 || adopted || api.StatusCode(err) != 400 {
+		t.Errorf("a 400: %d sends, adopted %v, %v", sends, adopted, err)
+	}
+	// A lost answer, a look that proves the create was not made, and a create sent again that is
+	// answered: the object is that answer's, not adopted.
+	sends = 0
+	v, adopted, err := Create(context.Background(),
+		func(context.Context) (*string, error) {
+			if sends++; sends == 1 {
+				return nil, lost
+			}
+			return &made, nil
+		},
+		func(context.Context, error) (*string, error) {
+			return nil, &NotCreatedError{Kind: "vpc", Name: "n", Cause: lost}
+		})
+	if sends != 2 || adopted || err != nil || v != &made {
+		t.Errorf("sent again after a look that found nothing: %d sends, adopted %v, %v, %v; want 2 sends, not adopted", sends, adopted, v, err)
 	}
 }
 
