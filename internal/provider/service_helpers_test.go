@@ -43,7 +43,9 @@ func TestUnitServiceAddonsMatchServiceType(t *testing.T) {
 		want        bool
 	}{
 		{nil, "POSTGRES", true},
-		{[]string{"ai"}, "POSTGRES", false},
+		{[]string{"ai"}, "POSTGRES", true}, // newer servers report POSTGRES for ai alone
+		{[]string{"time-series"}, "POSTGRES", false},
+		{both, "POSTGRES", false},
 		{[]string{"time-series"}, "TIMESERIESDB", true},
 		{[]string{"time-series"}, "TIMESCALEDB", true},
 		{both, "TIMESERIESDB", true}, // both addons report TIMESERIESDB
