@@ -139,6 +139,14 @@ func TestUnitServiceReplaceRules(t *testing.T) {
 	if !addonsReplace(ctx, types.SetUnknown(types.StringType), ts, true) {
 		t.Error("unknown addons must replace")
 	}
+	// Newer servers report an ai service as POSTGRES: after import, ["ai"] is adopted, time-series replaces.
+	pg := types.StringValue("POSTGRES")
+	if addonsReplace(ctx, set("ai"), pg, true) {
+		t.Error(`after import, addons ["ai"] of a POSTGRES service must be adopted in place`)
+	}
+	if !addonsReplace(ctx, set("time-series"), pg, true) {
+		t.Error(`after import, addons ["time-series"] of a POSTGRES service must replace`)
+	}
 
 	fork := func(src string) types.Object {
 		return types.ObjectValueMust(serviceForkAttrTypes, map[string]attr.Value{
