@@ -43,7 +43,9 @@ func TestUnitServiceAddonsMatchServiceType(t *testing.T) {
 		want        bool
 	}{
 		{nil, "POSTGRES", true},
-		{[]string{"ai"}, "POSTGRES", false},
+		{[]string{"ai"}, "POSTGRES", true}, // newer servers report POSTGRES for ai alone
+		{[]string{"time-series"}, "POSTGRES", false},
+		{both, "POSTGRES", false},
 		{[]string{"time-series"}, "TIMESERIESDB", true},
 		{[]string{"time-series"}, "TIMESCALEDB", true},
 		{both, "TIMESERIESDB", true}, // both addons report TIMESERIESDB
@@ -136,6 +138,14 @@ func TestUnitServiceReplaceRules(t *testing.T) {
 	}
 	if !addonsReplace(ctx, types.SetUnknown(types.StringType), ts, true) {
 		t.Error("unknown addons must replace")
+	}
+	// Newer servers report an ai service as POSTGRES: after import, ["ai"] is adopted, time-series replaces.
+	pg := types.StringValue("POSTGRES")
+	if addonsReplace(ctx, set("ai"), pg, true) {
+		t.Error(`after import, addons ["ai"] of a POSTGRES service must be adopted in place`)
+	}
+	if !addonsReplace(ctx, set("time-series"), pg, true) {
+		t.Error(`after import, addons ["time-series"] of a POSTGRES service must replace`)
 	}
 
 	fork := func(src string) types.Object {

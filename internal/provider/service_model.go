@@ -118,12 +118,14 @@ func addonsForServiceType(serviceType string) []string {
 }
 
 // addonsMatchServiceType reports whether a service created with addons could report serviceType.
-// Unknown service types match anything: the provider cannot tell.
+// Unknown service types match anything: the provider cannot tell. A service created with `ai` alone
+// reports VECTOR on older servers and POSTGRES on newer ones (the live API deprecates VECTOR), so
+// POSTGRES matches [] and [ai], as TIMESCALEDB matches [time-series] and both.
 func addonsMatchServiceType(addons []string, serviceType string) bool {
 	ts, ai := slices.Contains(addons, addonTimeSeries), slices.Contains(addons, addonAI)
 	switch strings.ToUpper(strings.TrimSpace(serviceType)) {
 	case serviceTypePostgres:
-		return !ts && !ai
+		return !ts
 	case serviceTypeTimeseriesDB, serviceTypeTimescaleDB:
 		return ts
 	case serviceTypeVector:
