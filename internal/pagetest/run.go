@@ -51,7 +51,8 @@ type pageRun struct {
 	env      []string
 	vars     map[string]string // what sub= may use: ${BASE_URL}, ${EMULATOR_ADDR}, ...
 	emu      *exec.Cmd
-	bg       []int // process groups of background blocks
+	emuDone  chan struct{} // closed once the emulator has exited
+	bg       []int         // process groups of background blocks
 	res      Result
 	expected string // expect-error: the page must fail with this text
 	// reference: a page of a resource, data source, list resource, action,
@@ -165,69 +166,85 @@ func needsNext(p *Page) bool {
 	return false
 }
 
+// run runs the page's blocks in order, then the checks of its end.
 func (r *pageRun) run() {
 	for i, b := range r.page.Blocks {
-		kind, arg, err := Classify(b)
-		what := fmt.Sprintf("%s:%d %s", r.page.Path, b.Line, langName(b.Lang))
-		if err != nil {
+		r.block(i, b)
+	}
+	r.finish()
+}
+
+// block writes or runs one block (or counts it as skipped).
+func (r *pageRun) block(i int, b Block) {
+	kind, arg, err := Classify(b)
+	what := fmt.Sprintf("%s:%d %s", r.page.Path, b.Line, langName(b.Lang))
+	if err != nil {
+		r.fail(what, err.Error(), "")
+		return
+	}
+	text, err := r.substitute(b)
+	if err != nil {
+		r.fail(what, err.Error(), "")
+		return
+	}
+	if d := b.Marker["dir"]; d != "" && kind != KindShown && kind != KindSkip {
+		if err := r.chdir(d); err != nil {
 			r.fail(what, err.Error(), "")
-			continue
-		}
-		text, err := r.substitute(b)
-		if err != nil {
-			r.fail(what, err.Error(), "")
-			continue
-		}
-		if d := b.Marker["dir"]; d != "" && kind != KindShown && kind != KindSkip {
-			if err := r.chdir(d); err != nil {
-				r.fail(what, err.Error(), "")
-				continue
-			}
-		}
-		switch kind {
-		case KindShown:
-			continue
-		case KindSkip:
-			r.res.Skipped++
-			r.printf("  skip  %s (%s)\n", what, arg)
-			continue
-		case KindFile:
-			r.res.Blocks++
-			if r.reference {
-				if b.Marker["dir"] == "" {
-					if err := r.chdir(fmt.Sprintf("example-%d", b.Line)); err != nil {
-						r.fail(what, err.Error(), "")
-						continue
-					}
-				}
-				if !slices.Contains(r.examples, r.cwd()) {
-					r.examples = append(r.examples, r.cwd())
-				}
-			}
-			if err := r.declare(r.cwd(), arg, text); err != nil {
-				r.fail(what, err.Error(), "")
-				continue
-			}
-			if err := writeFile(r.cwd(), arg, text); err != nil {
-				r.fail(what+" -> "+arg, err.Error(), "")
-			} else {
-				r.ok(what + " -> " + arg)
-			}
-		case KindShell, KindScript:
-			if r.reference && b.Marker == nil {
-				r.res.Skipped++
-				r.printf("  skip  %s (a command on a reference page names example ids; its configuration blocks are run)\n", what)
-				continue
-			}
-			if r.cfg.Tofu == "" && tofuRe.MatchString(text) {
-				r.res.Skipped++
-				r.printf("  skip  %s (runs OpenTofu, which is not built: make tofu)\n", what)
-				continue
-			}
-			r.res.Blocks++
-			r.shell(i, what, b, text, kind == KindScript)
+			return
 		}
 	}
+	switch kind {
+	case KindShown:
+	case KindSkip:
+		r.res.Skipped++
+		r.printf("  skip  %s (%s)\n", what, arg)
+	case KindFile:
+		r.res.Blocks++
+		r.file(what, b, arg, text)
+	case KindShell, KindScript:
+		if r.reference && b.Marker == nil {
+			r.res.Skipped++
+			r.printf("  skip  %s (a command on a reference page names example ids; its configuration blocks are run)\n", what)
+			return
+		}
+		if r.cfg.Tofu == "" && tofuRe.MatchString(text) {
+			r.res.Skipped++
+			r.printf("  skip  %s (runs OpenTofu, which is not built: make tofu)\n", what)
+			return
+		}
+		r.res.Blocks++
+		r.shell(i, what, b, text, kind == KindScript)
+	}
+}
+
+// file writes a file block into the current directory (on a reference page, a directory of the
+// example's own).
+func (r *pageRun) file(what string, b Block, name, text string) {
+	if r.reference {
+		if b.Marker["dir"] == "" {
+			if err := r.chdir(fmt.Sprintf("example-%d", b.Line)); err != nil {
+				r.fail(what, err.Error(), "")
+				return
+			}
+		}
+		if !slices.Contains(r.examples, r.cwd()) {
+			r.examples = append(r.examples, r.cwd())
+		}
+	}
+	if err := r.declare(r.cwd(), name, text); err != nil {
+		r.fail(what, err.Error(), "")
+		return
+	}
+	if err := writeFile(r.cwd(), name, text); err != nil {
+		r.fail(what+" -> "+name, err.Error(), "")
+	} else {
+		r.ok(what + " -> " + name)
+	}
+}
+
+// finish: the files the configurations read that the page never showed, terraform validate in every
+// directory with a configuration, and a reference page's examples against the emulator.
+func (r *pageRun) finish() {
 	for _, m := range missingFiles(r.work) {
 		r.fail(r.page.Path, m, "")
 	}
@@ -236,16 +253,7 @@ func (r *pageRun) run() {
 	}
 	for _, dir := range configDirs(r.work) {
 		rel, _ := filepath.Rel(r.work, dir)
-		what := fmt.Sprintf("%s: terraform validate in %s", r.page.Path, rel)
-		out, code, err := r.exec(dir, r.env, nil, r.cli, "validate", "-no-color")
-		switch {
-		case err != nil:
-			r.fail(what, err.Error(), out)
-		case code != 0:
-			r.fail(what, fmt.Sprintf("exit %d", code), out)
-		default:
-			r.ok(what)
-		}
+		r.step(dir, fmt.Sprintf("%s: terraform validate in %s", r.page.Path, rel), 0, "validate", "-no-color")
 	}
 	for _, dir := range r.examples {
 		r.exercise(dir)

@@ -12,7 +12,38 @@ import (
 
 // A page's directory, CLI configuration, environment and setup script.
 
+// setup makes the page's directories and shims, the README's private CLI configuration, starts the
+// page's emulator, sets the reader's environment and runs the page's setup script.
 func (r *pageRun) setup() error {
+	if err := r.makeDirs(); err != nil {
+		return err
+	}
+	tfrc, err := r.writeCLIConfig()
+	if err != nil {
+		return err
+	}
+	baseURL, err := r.startEmulator()
+	if err != nil {
+		return err
+	}
+	r.setVars(baseURL)
+	r.setEnv(tfrc, baseURL)
+	if err := os.WriteFile(filepath.Join(r.state, "cwd"), []byte(r.work), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(r.state, "env"), nil, 0o644); err != nil {
+		return err
+	}
+	if setup := r.page.Options["setup"]; setup != "" {
+		return r.setupScript(setup)
+	}
+	return nil
+}
+
+// makeDirs makes the page's temporary directory: the reader's directory, the state carried between
+// blocks, the PATH shims (terraform, dbcloud-emulator, tofu) and the failing terraform of the fault
+// run of scripts.
+func (r *pageRun) makeDirs() error {
 	var err error
 	if r.root, err = os.MkdirTemp("", "pagetest-"); err != nil {
 		return err
@@ -26,22 +57,22 @@ func (r *pageRun) setup() error {
 			return err
 		}
 	}
-	if err := os.Symlink(r.cli, filepath.Join(r.shims, "terraform")); err != nil {
-		return err
-	}
-	if err := os.Symlink(r.cfg.Emulator, filepath.Join(r.shims, "dbcloud-emulator")); err != nil {
-		return err
-	}
+	links := map[string]string{"terraform": r.cli, "dbcloud-emulator": r.cfg.Emulator}
 	if r.cfg.Tofu != "" {
-		if err := os.Symlink(r.cfg.Tofu, filepath.Join(r.shims, "tofu")); err != nil {
+		links["tofu"] = r.cfg.Tofu
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(r.shims, name)); err != nil {
 			return err
 		}
 	}
 	failing := "#!/bin/sh\necho \"pagetest: terraform $* fails here on purpose (does the caller notice?)\" >&2\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(r.failBin, "terraform"), []byte(failing), 0o755); err != nil {
-		return err
-	}
-	// The README's private CLI configuration: dev_overrides to the local build, no init.
+	return os.WriteFile(filepath.Join(r.failBin, "terraform"), []byte(failing), 0o755)
+}
+
+// writeCLIConfig writes the README's private CLI configuration (dev_overrides to the local build, no
+// init) and answers its path.
+func (r *pageRun) writeCLIConfig() (string, error) {
 	tfrc := filepath.Join(r.root, "dbcloud-dev.tfrc")
 	var b strings.Builder
 	b.WriteString("provider_installation {\n  dev_overrides {\n")
@@ -50,13 +81,11 @@ func (r *pageRun) setup() error {
 		fmt.Fprintf(&b, "    %q = %q\n", addr, r.cfg.ProviderDir)
 	}
 	b.WriteString("  }\n  direct {}\n}\n")
-	if err := os.WriteFile(tfrc, []byte(b.String()), 0o644); err != nil {
-		return err
-	}
-	baseURL, err := r.startEmulator()
-	if err != nil {
-		return err
-	}
+	return tfrc, os.WriteFile(tfrc, []byte(b.String()), 0o644)
+}
+
+// setVars sets the values sub= may use: the emulator's, and a free loopback address.
+func (r *pageRun) setVars(baseURL string) {
 	r.vars = map[string]string{
 		"BASE_URL":      baseURL,
 		"EMULATOR_ADDR": strings.TrimSuffix(strings.TrimPrefix(baseURL, "http://"), "/v1"),
@@ -70,7 +99,11 @@ func (r *pageRun) setup() error {
 		r.vars["FREE_ADDR"] = l.Addr().String()
 		_ = l.Close()
 	}
-	// A reader's shell: none of the test scripts' settings (TERRAFORM, TF_*, ...).
+}
+
+// setEnv sets the blocks' environment: a reader's shell (none of the test scripts' settings:
+// TERRAFORM, TF_*, ...) after the README's setup, pointed at the page's emulator.
+func (r *pageRun) setEnv(tfrc, baseURL string) {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if readerEnv.MatchString(k) {
@@ -86,16 +119,6 @@ func (r *pageRun) setup() error {
 		"DBCLOUD_SECRET_KEY="+secretKey,
 		"DBCLOUD_PROJECT_ID="+projectID,
 	)
-	if err := os.WriteFile(filepath.Join(r.state, "cwd"), []byte(r.work), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(r.state, "env"), nil, 0o644); err != nil {
-		return err
-	}
-	if setup := r.page.Options["setup"]; setup != "" {
-		return r.setupScript(setup)
-	}
-	return nil
 }
 
 var readerEnv = regexp.MustCompile(`^(HOME|USER|LOGNAME|SHELL|LANG|LC_[A-Z]+|TZ|TMPDIR|TERM|GO[A-Z0-9_]*|XDG_[A-Z_]+|DBCLOUD_POSTGRES_BINDIR)$`)
