@@ -32,6 +32,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh # log, die, require_terraform, use_cli_config, $LIB_TMP
+# shellcheck source=scripts/emulator-lib.sh
+source scripts/emulator-lib.sh # start_emulator, stop_emulator, $emu_log, $emu_bin
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_WORKSPACE TF_DATA_DIR TF_LOG
 
 MODE="${1:-all}"
@@ -58,8 +60,7 @@ work="$LIB_TMP"
 mkdir -p "$work/bin"
 log "building the provider and the emulator"
 go build -tags benchhooks -o "$work/bin/terraform-provider-dbcloud" .
-go build -o "$work/emulator" ./internal/emulator/cmd/emulator
-use_cli_config "$work/bin"
+go build -o "$emu_bin" ./internal/emulator/cmd/emulator
 tfv="$("$TERRAFORM" version | sed -n 1p)"
 if [[ "$MODE" == all ]]; then
 log "building hashicorp/time $TIME_VERSION from the Go module proxy (go install)"
@@ -67,43 +68,20 @@ mkdir -p "$work/timebin"
 (cd "$work" && GOBIN="$work/timebin" GOFLAGS= go install "github.com/hashicorp/terraform-provider-time@$TIME_VERSION") ||
 	die "go install github.com/hashicorp/terraform-provider-time@$TIME_VERSION failed"
 # The bench's CLI config also overrides hashicorp/time with the binary just built (no terraform init).
-sed -i "/dev_overrides {/a\\    \"registry.terraform.io/hashicorp/time\" = \"$work/timebin\"" "$TF_CLI_CONFIG_FILE"
-grep -q 'hashicorp/time' "$TF_CLI_CONFIG_FILE" || die "could not add the time provider to the CLI config"
+use_cli_config "$work/bin" "registry.terraform.io/hashicorp/time=$work/timebin"
+else
+use_cli_config "$work/bin"
 fi
 
 # ---- emulator ------------------------------------------------------------------------------
-emu_pid=""
-emu_log=""
-stop_emulator() {
-	if [[ -n "$emu_pid" ]]; then
-		kill -TERM "$emu_pid" 2>/dev/null || true
-		wait "$emu_pid" 2>/dev/null || true
-		emu_pid=""
-	fi
-}
-trap 'stop_emulator; rm -rf "$LIB_TMP"' EXIT
-
-# start_emulator NAME ARGS...: starts an emulator logging every request to $work/NAME.log. It keeps
-# its services in memory (-postgres off), so that the API takes exactly the times the bench sets: a
-# real database behind each service would add its own creation and drop times to D.
-start_emulator() {
-	local name="$1"
+# bench_emulator NAME ARGS...: starts an emulator (emulator-lib.sh's start_emulator) logging every
+# request to $work/NAME.log. It keeps its services in memory (-postgres off, whatever
+# EMULATOR_POSTGRES says), so that the API takes exactly the times the bench sets: a real database
+# behind each service would add its own creation and drop times to D.
+bench_emulator() {
+	emu_log="$work/$1.log"
 	shift
-	stop_emulator
-	emu_log="$work/$name.log"
-	"$work/emulator" -addr 127.0.0.1:0 -access-key bench-access -secret-key bench-secret -projects benchproj01 \
-		-postgres off -log "$@" >"$work/$name.out" 2>"$emu_log" </dev/null &
-	emu_pid=$!
-	local url=""
-	for _ in $(seq 300); do
-		url="$(head -n1 "$work/$name.out" 2>/dev/null || true)"
-		[[ "$url" == http://*/v1 ]] && break
-		url=""
-		sleep 0.1
-	done
-	[[ -n "$url" ]] || die "the emulator did not start"
-	export DBCLOUD_BASE_URL="$url" DBCLOUD_ACCESS_KEY=bench-access DBCLOUD_SECRET_KEY=bench-secret DBCLOUD_PROJECT_ID=benchproj01
-	unset DBCLOUD_ANALYTICS
+	EMULATOR_POSTGRES=off start_emulator bench-access bench-secret benchproj01 off -log "$@"
 }
 
 # requests: how many requests the emulator has logged so far.
@@ -213,7 +191,7 @@ run_mixed() {
 	for n in "${MIXED[@]}"; do
 		((n % 10 == 0)) || die "BENCH_MIXED sizes must be multiples of 10, not $n"
 		log "mixed stack of $n objects: apply (instant API), then a no-change plan"
-		start_emulator "mixed-$n" -timing instant
+		bench_emulator "mixed-$n" -timing instant
 		dir="$work/mixed-$n"
 		mixed_tf "$dir" "$n"
 		timed t_apply "$dir" apply -auto-approve -parallelism="$PAR"
@@ -273,7 +251,7 @@ fi
 
 # ---- 1. plan of N services vs N time_static (the framework's floor) and N terraform_data --------
 log "plan: $N services vs $N time_static vs $N terraform_data ($PLAN_RUNS rounds)"
-start_emulator plan -timing instant
+bench_emulator plan -timing instant
 svc="$work/svc"
 tstatic="$work/time"
 data="$work/data"
@@ -373,7 +351,7 @@ stop_emulator
 # ---- 2. apply and destroy of FLEET services at D --------------------------------------------
 log "apply of $FLEET services at D=${D}s, then destroy with ${DEL}s deletion, -parallelism=$PAR ($RUNS runs)"
 q=$((D / 5))
-start_emulator fleet -timing instant -service-queued "${q}s" -service-configuring "$((D - q))s" -service-deleting "${DEL}s"
+bench_emulator fleet -timing instant -service-queued "${q}s" -service-configuring "$((D - q))s" -service-deleting "${DEL}s"
 a_fleet=() d_fleet=()
 for r in $(seq "$RUNS"); do
 	fleet="$work/fleet-$r"

@@ -7,11 +7,14 @@
 #
 # Usage: scripts/cli-smoke.sh [CLI]   (default: the terraform found by scripts/lib.sh)
 #   e.g. scripts/cli-smoke.sh .tools/tofu-1.12.6/tofu   (or `make smoke CLI=...`)
+# Environment: EMULATOR_POSTGRES (the emulator's -postgres: auto|on|off, default auto).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
+# shellcheck source=scripts/emulator-lib.sh
+source scripts/emulator-lib.sh
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_import TF_WORKSPACE TF_DATA_DIR
 
 if [[ $# -gt 0 ]]; then
@@ -26,60 +29,9 @@ log "CLI: $name ($cli)"
 start=$SECONDS
 
 work="$LIB_TMP"
-emu_pid=""
-cleanup() {
-	local rc=$?
-	if [[ -n "$emu_pid" ]]; then
-		kill -TERM "$emu_pid" 2>/dev/null || true
-		wait "$emu_pid" 2>/dev/null || true
-	fi
-	if [[ $rc -ne 0 && -s "$work/emulator.log" ]]; then
-		echo "last lines of the emulator log:" >&2
-		tail -n 20 "$work/emulator.log" >&2
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-
-log "building the provider and the emulator"
-mkdir -p "$work/plugins"
-go build -o "$work/plugins/terraform-provider-dbcloud" .
-go build -o "$work/emulator" ./internal/emulator/cmd/emulator
-
-"$work/emulator" -addr 127.0.0.1:0 -access-key smoke-access -secret-key smoke-secret \
-	-projects smokeproj01 -timing instant >"$work/emulator.out" 2>"$work/emulator.log" </dev/null &
-emu_pid=$!
-base_url=""
-for _ in $(seq 300); do
-	base_url="$(head -n1 "$work/emulator.out" 2>/dev/null || true)"
-	[[ "$base_url" == http://*/v1 ]] && break
-	base_url=""
-	kill -0 "$emu_pid" 2>/dev/null || die "the emulator exited during start-up"
-	sleep 0.1
-done
-[[ -n "$base_url" ]] || die "the emulator did not print its URL within 30s"
-export DBCLOUD_BASE_URL="$base_url" DBCLOUD_ACCESS_KEY=smoke-access DBCLOUD_SECRET_KEY=smoke-secret \
-	DBCLOUD_PROJECT_ID=smokeproj01
-unset DBCLOUD_ANALYTICS
-
-# dev_overrides for the addresses Terraform and OpenTofu give the provider, with
-# and without a source in required_providers.
-cfg="$work/cli.tfrc"
-{
-	echo 'provider_installation {'
-	echo '  dev_overrides {'
-	for host in registry.terraform.io registry.opentofu.org; do
-		for ns in dbcloud hashicorp; do
-			printf '    "%s/%s/dbcloud" = "%s"\n' "$host" "$ns" "$work/plugins"
-		done
-	done
-	echo '  }'
-	echo '  direct {}'
-	echo '}'
-} >"$cfg"
-export TF_CLI_CONFIG_FILE="$cfg"
-unset TF_PLUGIN_CACHE_DIR TF_CLI_ARGS
+build_provider_and_emulator "$work/plugins"
+use_cli_config "$bin_dir" # dev_overrides for the addresses Terraform and OpenTofu give the provider
+start_emulator smoke-access smoke-secret smokeproj01 auto -timing instant
 
 tf() { (cd "$dir" && "$cli" "$@" -no-color) >>"$work/cli.log" 2>&1 || { cat "$work/cli.log" >&2; die "$name: $1 failed"; }; }
 

@@ -40,6 +40,7 @@ require_terraform
 command -v psql >/dev/null 2>&1 || die "psql not found (apt-get install postgresql-client)"
 work="$LIB_TMP"
 build_provider_and_emulator
+use_cli_config "$bin_dir"
 project_id="creds0001"
 start_emulator test-access test-secret "$project_id" on
 $emu_postgres || die "the emulator runs without PostgreSQL: this example needs it"

@@ -5,7 +5,8 @@
 #   1. builds the provider, the emulator and pgcheck (a small pgx client)
 #   2. starts the emulator on a free loopback port (state transitions of a few seconds), with
 #      one real PostgreSQL instance behind each service when the server binaries are found
-#      (-postgres auto), and PgBouncer behind the pooler endpoint when pgbouncer is installed
+#      (-postgres auto; EMULATOR_POSTGRES=on|off, or `make demo POSTGRES=off`, chooses), and
+#      PgBouncer behind the pooler endpoint when pgbouncer is installed
 #   3. writes a private Terraform CLI config with dev_overrides (your ~/.terraformrc is
 #      never read or touched) and copies examples/quickstart to a temporary directory
 #   4. terraform apply: a VPC, a time-series + ai service in it with the connection pooler,
@@ -22,13 +23,16 @@
 # The emulator is stopped and the temporary directory removed on success, failure or Ctrl-C
 # (after a best-effort destroy).
 #
-# Environment: BIN_DIR (where the provider is built, default ./bin), DEMO_KEEP=1 keeps the
-# temporary directory (state, logs) for a look afterwards.
+# Environment: BIN_DIR (where the provider is built, default ./bin), EMULATOR_POSTGRES (the
+# emulator's -postgres: auto, on or off; default auto), DEMO_KEEP=1 keeps the temporary directory
+# (state, logs) for a look afterwards.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh # log, die, require_terraform, use_cli_config, $LIB_TMP; exports CHECKPOINT_DISABLE etc.
+# shellcheck source=scripts/emulator-lib.sh
+source scripts/emulator-lib.sh # build_provider_and_emulator, start_emulator, stop_emulator (the trap is cleanup's below)
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_output TF_WORKSPACE TF_DATA_DIR
 
 STAGES=9
@@ -51,17 +55,10 @@ fi
 command -v go >/dev/null 2>&1 || die "go is not on PATH."
 require_terraform # sets TERRAFORM; never downloads one
 
-bin_dir="${BIN_DIR:-$repo/bin}"
-mkdir -p "$bin_dir"
-bin_dir="$(cd "$bin_dir" && pwd)"
-
 # Everything of this run (emulator binary and log, CLI config, Terraform working directory and
 # state) lives in lib.sh's temporary directory, removed by cleanup below.
 work="$LIB_TMP"
 tfdir="$work/quickstart"
-emu_pid=""
-emu_out="$work/emulator.out"
-emu_err="$work/emulator.log"
 started=$SECONDS
 
 tf() { (cd "$tfdir" && "$TERRAFORM" "$@"); }
@@ -80,9 +77,9 @@ cleanup() {
 	set +e
 	if [[ $rc -ne 0 ]]; then
 		printf '\n%s==> demo failed (exit %d): cleaning up%s\n' "$bold" "$rc" "$plain"
-		if [[ -s "$emu_err" ]]; then
+		if [[ -s "$emu_log" ]] && ! $emu_log_shown; then
 			echo "    last lines of the emulator log:"
-			tail -n 20 "$emu_err" | sed 's/^/      /'
+			tail -n 20 "$emu_log" | sed 's/^/      /'
 		fi
 	fi
 	# Best effort: destroy what the demo created (the emulator keeps everything in memory,
@@ -94,13 +91,7 @@ cleanup() {
 			echo "    destroy failed: see $work/destroy-cleanup.log"
 	fi
 	if [[ -n "$emu_pid" ]]; then
-		kill -TERM "$emu_pid" 2>/dev/null
-		for _ in $(seq 50); do
-			kill -0 "$emu_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$emu_pid" 2>/dev/null
-		wait "$emu_pid" 2>/dev/null
+		stop_emulator
 		[[ $rc -ne 0 ]] && echo "    emulator stopped"
 	fi
 	if [[ -n "${DEMO_KEEP:-}" ]]; then
@@ -116,11 +107,9 @@ trap 'exit 143' TERM
 
 # ---------------------------------------------------------------------------------------
 stage "Building the provider and the emulator"
-go build -o "$bin_dir/terraform-provider-dbcloud" .
+build_provider_and_emulator # into BIN_DIR (default ./bin) and $emu_bin
 info "provider: $bin_dir/terraform-provider-dbcloud"
-# `go build` rather than `go run`, so that the PID below is the server's own.
-go build -o "$work/dbcloud-emulator" ./internal/emulator/cmd/emulator
-info "emulator: $work/dbcloud-emulator"
+info "emulator: $emu_bin"
 go build -o "$work/pgcheck" ./internal/emulator/cmd/pgcheck
 info "terraform: $("$TERRAFORM" version | sed -n 1p) ($TERRAFORM)"
 
@@ -129,41 +118,19 @@ stage "Starting the API emulator on a free loopback port"
 access_key="demo-access-key"
 secret_key="demo-secret-key"
 project_id="demoproj01"
-# Its own session (setsid), so that a Ctrl-C in the terminal reaches this script and
-# terraform, but not the emulator: the cleanup still needs it to destroy.
-launcher=()
-command -v setsid >/dev/null 2>&1 && launcher=(setsid)
-"${launcher[@]}" "$work/dbcloud-emulator" -addr 127.0.0.1:0 \
-	-access-key "$access_key" -secret-key "$secret_key" -projects "$project_id" -timing demo -postgres auto -log \
-	>"$emu_out" 2>"$emu_err" </dev/null &
-emu_pid=$!
-
-base_url=""
-t_emu=$SECONDS
-for _ in $(seq 900); do # up to 90s (initdb of the PostgreSQL template on a loaded machine)
-	if [[ -s "$emu_out" ]]; then
-		base_url="$(head -n1 "$emu_out")"
-		[[ "$base_url" == http://*/v1 ]] && break
-		base_url=""
-	fi
-	emulator_up || die "the emulator exited during start-up."
-	sleep 0.1
-done
-[[ -n "$base_url" ]] || die "the emulator did not print its URL within 90s."
-info "emulator: $base_url (pid $emu_pid, up in $((SECONDS - t_emu))s); each state transition takes about 2 seconds"
-postgres=false
-if pg_line="$(grep -m1 'pgbackend: PostgreSQL (' "$emu_err")"; then
-	postgres=true
+# In a session of its own (start_emulator), so that a Ctrl-C in the terminal reaches this script and
+# terraform, but not the emulator: the cleanup still needs it to destroy. Up to 90 s: initdb of the
+# PostgreSQL template on a loaded machine.
+start_emulator "$access_key" "$secret_key" "$project_id" auto -timing demo -log
+info "pid $emu_pid; each state transition takes about 2 seconds"
+postgres=$emu_postgres
+if pg_line="$(grep -m1 'pgbackend: PostgreSQL (' "$emu_log")"; then
 	info "a real PostgreSQL instance is behind each service: ${pg_line#*pgbackend: }"
+elif [[ "${EMULATOR_POSTGRES:-auto}" == off ]]; then
+	info "no PostgreSQL behind the services (-postgres off): endpoints are invented"
 else
 	info "no PostgreSQL behind the services (install it: apt-get install postgresql): endpoints are invented"
 fi
-
-export DBCLOUD_BASE_URL="$base_url"
-export DBCLOUD_ACCESS_KEY="$access_key"
-export DBCLOUD_SECRET_KEY="$secret_key"
-export DBCLOUD_PROJECT_ID="$project_id"
-unset DBCLOUD_ANALYTICS
 
 # ---------------------------------------------------------------------------------------
 stage "Writing a private Terraform CLI config and copying examples/quickstart"
@@ -196,7 +163,7 @@ service_id="$(tf output -raw service_id)"
 if $postgres; then
 	PGPASSWORD="$(tf output -raw initial_password)" pgcheck write "$(tf output -raw host)" "$(tf output -raw port)"
 	pooler="$(tf output -raw pooler_endpoint 2>/dev/null || true)"
-	if [[ -n "$pooler" ]] && grep -q 'pgbouncer: /' "$emu_err"; then
+	if [[ -n "$pooler" ]] && grep -q 'pgbouncer: /' "$emu_log"; then
 		PGPASSWORD="$(tf output -raw initial_password)" pgcheck read "${pooler%:*}" "${pooler##*:}"
 		info "the same row through the connection pooler's endpoint (PgBouncer in front of the service)"
 	fi

@@ -10,7 +10,7 @@
 #   scripts/guides-test.sh PAGE.md...      only these pages (no fixtures)
 #
 # The last line is "guides: N passed, M failed". Environment: BIN_DIR (provider
-# build, default ./bin), GUIDES_POSTGRES (the emulator's -postgres, default auto),
+# build, default ./bin), EMULATOR_POSTGRES (the emulators' -postgres, default auto),
 # GUIDES_VERBOSE=1 (print every block's output).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -48,5 +48,5 @@ fi
 verbose=()
 [[ "${GUIDES_VERBOSE:-}" == 1 ]] && verbose=(-v)
 "$LIB_TMP/pagetest" -name guides -terraform "$TERRAFORM" -terraform-next "$next_tf" -tofu "$tofu" \
-	-provider-dir "$bin_dir" -emulator "$LIB_TMP/dbcloud-emulator" -postgres "${GUIDES_POSTGRES:-auto}" \
+	-provider-dir "$bin_dir" -emulator "$LIB_TMP/dbcloud-emulator" -postgres "${EMULATOR_POSTGRES:-auto}" \
 	"${verbose[@]}" "${pages[@]}" "${fixtures[@]}"

@@ -55,21 +55,28 @@ EOF
 	export TERRAFORM
 }
 
-# use_cli_config [DEV_OVERRIDE_DIR]: points TF_CLI_CONFIG_FILE at a fresh private
-# CLI config. Empty without argument; with one, it holds dev_overrides that make
-# terraform use the provider binary in DEV_OVERRIDE_DIR (no `terraform init`).
-# shellcheck disable=SC2120 # the argument is optional
+# use_cli_config [DEV_OVERRIDE_DIR [ADDRESS=DIR]...]: points TF_CLI_CONFIG_FILE at a fresh private
+# CLI config: the one writer of the scripts' dev_overrides. Empty without argument; with one, it holds
+# dev_overrides that make terraform (and OpenTofu) use the provider binary in DEV_OVERRIDE_DIR (no
+# `terraform init`), for every address of DBCLOUD_PROVIDER_ADDRS; each ADDRESS=DIR after it adds the
+# override of another provider (bench.sh: hashicorp/time).
+# shellcheck disable=SC2120 # the arguments are optional
 use_cli_config() {
 	local cfg="$LIB_TMP/terraform.tfrc"
 	if [[ $# -eq 0 ]]; then
 		: >"$cfg"
 	else
+		local dir="$1" addr pair
+		shift
 		{
 			echo 'provider_installation {'
 			echo '  dev_overrides {'
-			local addr
 			for addr in "${DBCLOUD_PROVIDER_ADDRS[@]}"; do
-				printf '    "%s" = "%s"\n' "$addr" "$1"
+				printf '    "%s" = "%s"\n' "$addr" "$dir"
+			done
+			for pair in "$@"; do
+				[[ "$pair" == ?*=?* ]] || die "use_cli_config: $pair is not ADDRESS=DIR"
+				printf '    "%s" = "%s"\n' "${pair%%=*}" "${pair#*=}"
 			done
 			echo '  }'
 			echo '  direct {}'

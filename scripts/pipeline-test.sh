@@ -27,6 +27,7 @@ command -v curl >/dev/null 2>&1 || die "curl not found (apt-get install curl)"
 command -v jq >/dev/null 2>&1 || die "jq not found (apt-get install jq)"
 work="$LIB_TMP"
 build_provider_and_emulator
+use_cli_config "$bin_dir"
 access_key=pipeline-access
 secret_key=pipeline-secret
 project_id=pipeline01

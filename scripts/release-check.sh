@@ -41,6 +41,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
+# shellcheck source=scripts/emulator-lib.sh
+source scripts/emulator-lib.sh # start_emulator, stop_emulator (ok and the counts are this script's own)
 unset TF_CLI_ARGS TF_CLI_ARGS_init TF_CLI_ARGS_validate TF_CLI_ARGS_plan TF_CLI_ARGS_apply \
 	TF_CLI_ARGS_destroy TF_WORKSPACE TF_DATA_DIR TF_PLUGIN_CACHE_DIR TOFU_CLI_CONFIG_FILE
 
@@ -241,34 +243,16 @@ tf="$(command -v terraform || true)"
 tf_next="$tools_dir/terraform-${TERRAFORM_NEXT_VERSION:-1.16.4}/terraform"
 tofu="$tools_dir/tofu-${TOFU_VERSION:-1.12.6}/tofu"
 
-# The emulator from its archive, for the quickstart's apply.
-emu_pid=""
-stop_emulator() {
-	if [[ -n "$emu_pid" ]]; then
-		kill -TERM "$emu_pid" 2>/dev/null || true
-		wait "$emu_pid" 2>/dev/null || true
-		emu_pid=""
-	fi
-}
-trap 'stop_emulator; rm -rf "$LIB_TMP"' EXIT
-start_emulator() {
-	local emu_zip="dbcloud-emulator_${version}_$(go env GOOS)_$(go env GOARCH).zip" url=""
-	[[ -f "$dist/$emu_zip" ]] || return 1
+# release_emulator: the emulator from its archive (emulator-lib.sh's start_emulator), for the
+# quickstart's apply. EMULATOR_POSTGRES chooses its -postgres (default auto).
+release_emulator() {
+	local emu_zip
+	emu_zip="dbcloud-emulator_${version}_$(go env GOOS)_$(go env GOARCH).zip"
+	[[ -f "$dist/$emu_zip" ]] || { echo "no $dist/$emu_zip" >&2; return 1; }
 	mkdir -p "$work/emulator"
 	unzip -q -o "$dist/$emu_zip" -d "$work/emulator"
-	"$work/emulator/dbcloud-emulator" -addr 127.0.0.1:0 -access-key rc-access -secret-key rc-secret \
-		-projects rcproj00001 -timing instant >"$work/emulator.out" 2>"$work/emulator.log" </dev/null &
-	emu_pid=$!
-	for _ in $(seq 300); do
-		url="$(head -n1 "$work/emulator.out" 2>/dev/null || true)"
-		[[ "$url" == http://*/v1 ]] && break
-		url=""
-		kill -0 "$emu_pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	[[ -n "$url" ]] || return 1
-	export DBCLOUD_BASE_URL="$url" DBCLOUD_ACCESS_KEY=rc-access DBCLOUD_SECRET_KEY=rc-secret DBCLOUD_PROJECT_ID=rcproj00001
-	unset DBCLOUD_ANALYTICS
+	emu_bin="$work/emulator/dbcloud-emulator"
+	start_emulator rc-access rc-secret rcproj00001 auto -timing instant
 }
 
 # lock_hashes FILE HOST: the hashes the lock file FILE holds for HOST/dbcloud/dbcloud, one a line.
@@ -411,7 +395,7 @@ provider_installation {
 EOF
 export TF_CLI_CONFIG_FILE="$work/mirror.tfrc"
 
-start_emulator || bad "emulator" "the emulator from dbcloud-emulator_${version}_linux_amd64.zip did not start: $(tail -n 5 "$work/emulator.log" 2>/dev/null)"
+release_emulator || bad "emulator" "the emulator from dbcloud-emulator_${version}_linux_amd64.zip did not start (its log is above)"
 
 clis=()
 [[ -n "$tf" ]] && clis+=("terraform|$tf|registry.terraform.io")

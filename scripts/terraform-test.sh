@@ -13,7 +13,7 @@
 #
 # One emulator (fast timing, a free loopback port) serves both; it is stopped and
 # every temporary file removed on exit. Environment: BIN_DIR (provider build, default
-# ./bin), TERRAFORM_TEST_POSTGRES (auto|on|off, default auto).
+# ./bin), EMULATOR_POSTGRES (the emulator's -postgres: auto|on|off, default auto).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo="$PWD"
@@ -27,8 +27,9 @@ require_terraform
 work="$LIB_TMP"
 color=(-no-color)
 build_provider_and_emulator
+use_cli_config "$bin_dir"
 project_id="offline01"
-start_emulator test-access test-secret "$project_id" "${TERRAFORM_TEST_POSTGRES:-auto}"
+start_emulator test-access test-secret "$project_id" auto
 postgres=$emu_postgres
 
 # ---- 1. terraform test ------------------------------------------------------------

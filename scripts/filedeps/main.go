@@ -49,54 +49,15 @@ func main() {
 	}
 }
 
+// run prints the package's knots (and with printEdges its file edges) and its longest functions, and
+// answers the size of the largest knot.
 func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) (knot int, _ error) {
-	exports, err := exportData(dir)
-	if err != nil {
-		return 0, err
-	}
 	fset := token.NewFileSet()
-	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, pkg, info, err := check(fset, dir)
 	if err != nil {
 		return 0, err
 	}
-	var files []*ast.File
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			return 0, err
-		}
-		files = append(files, f)
-	}
-	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		file, ok := exports[path]
-		if !ok {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(file)
-	})
-	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
-	conf := types.Config{Importer: imp}
-	pkg, err := conf.Check(files[0].Name.Name, fset, files, info)
-	if err != nil {
-		return 0, err
-	}
-	base := func(p token.Pos) string { return filepath.Base(fset.Position(p).Filename) }
-	graph := map[string]map[string]bool{}
-	for _, f := range files {
-		graph[base(f.Pos())] = map[string]bool{}
-	}
-	for id, obj := range info.Uses {
-		if obj == nil || obj.Pkg() != pkg || !obj.Pos().IsValid() {
-			continue
-		}
-		from, to := base(id.Pos()), base(obj.Pos())
-		if from != to {
-			graph[from][to] = true
-		}
-	}
+	graph := fileGraph(fset, files, pkg, info)
 	comps := scc(graph)
 	sort.Slice(comps, func(i, j int) bool { return len(comps[i]) > len(comps[j]) })
 	fmt.Printf("files: %d\n", len(graph))
@@ -111,6 +72,69 @@ func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) (knot in
 			fmt.Printf("%s -> %s\n", from, strings.Join(sortedKeys(graph[from]), " "))
 		}
 	}
+	printLongest(fset, files, longest, skip)
+	return len(comps[0]), nil
+}
+
+// check parses the non-test files of the package in dir and type-checks them against the compiled
+// export data of its dependencies, recording the uses of identifiers.
+func check(fset *token.FileSet, dir string) ([]*ast.File, *types.Package, *types.Info, error) {
+	exports, err := exportData(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		files = append(files, f)
+	}
+	if len(files) == 0 {
+		return nil, nil, nil, fmt.Errorf("no Go files (but tests) in %s", dir)
+	}
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	})
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	conf := types.Config{Importer: imp}
+	pkg, err := conf.Check(files[0].Name.Name, fset, files, info)
+	return files, pkg, info, err
+}
+
+// fileGraph maps each file to the files that declare what it uses of its own package.
+func fileGraph(fset *token.FileSet, files []*ast.File, pkg *types.Package, info *types.Info) map[string]map[string]bool {
+	base := func(p token.Pos) string { return filepath.Base(fset.Position(p).Filename) }
+	graph := map[string]map[string]bool{}
+	for _, f := range files {
+		graph[base(f.Pos())] = map[string]bool{}
+	}
+	for id, obj := range info.Uses {
+		if obj == nil || obj.Pkg() != pkg || !obj.Pos().IsValid() {
+			continue
+		}
+		from, to := base(id.Pos()), base(obj.Pos())
+		if from != to {
+			graph[from][to] = true
+		}
+	}
+	return graph
+}
+
+// printLongest prints the longest functions of files (in lines), but those whose name matches skip.
+func printLongest(fset *token.FileSet, files []*ast.File, longest int, skip *regexp.Regexp) {
 	type fn struct {
 		name  string
 		lines int
@@ -135,7 +159,6 @@ func run(dir string, printEdges bool, longest int, skip *regexp.Regexp) (knot in
 	for i := 0; i < longest && i < len(fns); i++ {
 		fmt.Printf("  %4d %s\n", fns[i].lines, fns[i].name)
 	}
-	return len(comps[0]), nil
 }
 
 // exportData returns the compiled export data of every dependency of the package in dir.

@@ -3,8 +3,9 @@
 //	go run ./internal/emulator/cmd/emulator -addr 127.0.0.1:8080 -access-key K -secret-key S
 //	go run ./internal/emulator/cmd/emulator -token T   # or DBCLOUD_EMULATOR_TOKEN=T: Bearer tokens too
 //
-// It prints its base URL (e.g. http://127.0.0.1:8080/v1) as the first line on stdout, then serves
-// until SIGINT or SIGTERM, and shuts down gracefully. -addr 127.0.0.1:0 picks a free port.
+// It prints its base URL (e.g. http://127.0.0.1:8080/v1) as the first line on stdout (and, with
+// -url-file FILE, writes it to FILE once it serves), then serves until SIGINT or SIGTERM, and shuts
+// down gracefully. -addr 127.0.0.1:0 picks a free port.
 package main
 
 import (
@@ -51,9 +52,10 @@ var errUsage = errors.New("usage error")
 
 // config is the parsed command line.
 type config struct {
-	addr string
-	opts emulator.Options
-	log  bool
+	addr    string
+	opts    emulator.Options
+	log     bool
+	urlFile urlFile // -url-file: the base URL, written once the emulator serves (urlfile.go)
 
 	postgres       string // -postgres: auto, on or off (postgres.go)
 	postgresBinDir string
@@ -77,6 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	projects := fs.String("projects", "", "comma-separated allow-list of project ids (empty: any project)")
 	preset := fs.String("timing", "demo", "timing preset: fast (tests, ~50ms phases), demo (seconds) or instant")
 	fs.BoolVar(&cfg.log, "log", false, "log every request to stderr")
+	fs.StringVar((*string)(&cfg.urlFile), "url-file", "", "write the base URL to this file once the emulator serves (removed at start, written atomically, removed at exit): for scripts that start it in the background")
 	fs.StringVar(&cfg.stateFile, "state", "", "persist the emulator's state (services, replica sets, VPCs, peerings, passwords) to this JSON file: loaded at start, saved after every change and at shutdown; with -postgres the services' data directories are kept in FILE.pgdata")
 	fs.Float64Var(&cfg.speed, "speed", 1, "scale every lifecycle timing by this factor (0.1: ten times faster; 10: ten times slower; 0: instant)")
 	fs.StringVar(&cfg.postgres, "postgres", postgresAuto, "a real PostgreSQL instance behind each service (tsdbadmin, database tsdb, TLS; PgBouncer poolers when pgbouncer is installed): auto (on when the server binaries are found), on or off")
@@ -132,17 +135,20 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			return cfg, errUsage
 		}
 	}
-	for _, tok := range strings.Split(*tokens, ",") {
-		if tok = strings.TrimSpace(tok); tok != "" {
-			cfg.opts.BearerTokens = append(cfg.opts.BearerTokens, tok)
-		}
-	}
-	for _, p := range strings.Split(*projects, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			cfg.opts.Projects = append(cfg.opts.Projects, p)
-		}
-	}
+	cfg.opts.BearerTokens = commaList(*tokens)
+	cfg.opts.Projects = commaList(*projects)
 	return cfg, nil
+}
+
+// commaList splits a comma-separated flag value into its non-empty, trimmed items (nil when none).
+func commaList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // applyTiming sets cfg's timing: the preset, the durations set by their own flags, and -speed.
@@ -236,6 +242,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if cfg.log {
 		cfg.opts.Logf = log.New(stderr, "", log.LstdFlags|log.Lmicroseconds).Printf
 	}
+	if err := cfg.urlFile.clear(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
@@ -259,12 +268,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		emu.SetOutage(cfg.outage)
 	}
 	srv := &http.Server{Handler: emu, ReadHeaderTimeout: 10 * time.Second}
-	if _, err := fmt.Fprintln(stdout, baseURL(ln.Addr())); err != nil {
+	url := baseURL(ln.Addr())
+	if _, err := fmt.Fprintln(stdout, url); err != nil {
 		_ = ln.Close()
 		return err
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	defer cfg.urlFile.remove(url)
+	if err := cfg.urlFile.write(url); err != nil {
+		_ = srv.Close()
+		return err
+	}
 	select {
 	case err := <-errc:
 		return err

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -232,5 +234,64 @@ func TestRunTokens(t *testing.T) {
 				t.Errorf("run: %v", err)
 			}
 		})
+	}
+}
+
+// -url-file: the URL of an earlier run is gone before the emulator listens, the new one is written
+// whole once it serves (the same as the first line on stdout), and the file goes when it stops.
+func TestRunURLFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "emulator.url")
+	const stale = "http://127.0.0.1:1/v1\n"
+	if err := os.WriteFile(file, []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An emulator that cannot listen removes the stale URL and writes none.
+	var stdout, stderr strings.Builder
+	if err := run(t.Context(), []string{"-addr", "256.0.0.1:1", "-url-file", file}, &stdout, &stderr); err == nil {
+		t.Fatal("run with a bad -addr: no error")
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("after a failed start the URL file is still there (%v): a caller would read the stale URL", err)
+	}
+
+	if err := os.WriteFile(file, []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-timing", "instant", "-postgres", "off", "-url-file", file}, pw, &stderr)
+		_ = pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the URL: %v (stderr %s)", err, stderr.String())
+	}
+	var got []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if got, err = os.ReadFile(file); err == nil && string(got) != stale {
+			break
+		}
+	}
+	if string(got) != line {
+		t.Fatalf("URL file = %q, want the first line on stdout %q", got, line)
+	}
+	resp, err := http.Get(strings.TrimSpace(string(got)) + "/projects/p1/services")
+	if err != nil {
+		t.Fatalf("the emulator does not serve at the URL of the file: %v", err)
+	}
+	_ = resp.Body.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the directory holds %v, want only the URL file (no temporary file left)", entries)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after the emulator stopped, the URL file is still there (%v)", err)
 	}
 }
