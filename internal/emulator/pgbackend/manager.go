@@ -226,7 +226,7 @@ func FindBinDir(hint string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("pgbackend: PostgreSQL server binaries (initdb, postgres, pg_basebackup) not found (looked in: %s); "+
-		"install them (Debian/Ubuntu: apt-get install postgresql) or name their directory with $%s",
+		"install them (Debian/Ubuntu: apt-get install -y postgresql) or name their directory with $%s",
 		strings.Join(append(tried, "pg_config --bindir"), ", "), EnvBinDir)
 }
 

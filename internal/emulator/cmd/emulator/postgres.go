@@ -30,7 +30,7 @@ func checkPostgresFlag(mode string, stderr io.Writer) error {
 }
 
 // startDatabase prepares the PostgreSQL instances the configuration asks for (one per service). It
-// answers a nil backend (services in memory only) with -postgres off, or with auto when no server
+// answers a nil backend (services as records only) with -postgres off, or with auto when no server
 // binaries are found or the read-only extension cannot be built (one line says what is missing and
 // how to add it; with on, that is the error). With -state FILE the instances' data directories live in FILE.pgdata, kept
 // when the emulator exits. stop waits for the queued database operations and stops every instance.
@@ -42,7 +42,7 @@ func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulat
 	binDir, err := pgbackend.FindBinDir(cfg.postgresBinDir)
 	if err != nil {
 		if cfg.postgres == postgresAuto && cfg.postgresBinDir == "" {
-			logger.Printf("emulator: no PostgreSQL behind the services (in memory only): %v", err)
+			logger.Printf("emulator: no PostgreSQL behind the services (records only): %v", err)
 			return nil, func() {}, nil
 		}
 		return nil, nil, err
