@@ -59,6 +59,11 @@ func (e *MissingError) Error() string {
 // Command is the command that installs what is missing (as root).
 func (e *MissingError) Command() string { return "apt-get install -y " + strings.Join(e.Packages, " ") }
 
+func (e *MissingError) add(what, pkg string) {
+	e.Missing = append(e.Missing, what)
+	e.Packages = append(e.Packages, pkg)
+}
+
 // Is makes a *MissingError an ErrNoExtension.
 func (e *MissingError) Is(target error) bool { return target == ErrNoExtension }
 
@@ -78,18 +83,17 @@ func checkBuildTools(pgConfig, version string) error {
 		if include == "" {
 			include = pgConfig + " --includedir-server"
 		}
-		e.Missing = append(e.Missing, fmt.Sprintf("PostgreSQL %s's server headers (postgres.h in %s)", major, include))
-		e.Packages = append(e.Packages, "postgresql-server-dev-"+major)
+		e.add(fmt.Sprintf("PostgreSQL %s's server headers (postgres.h in %s)", major, include), "postgresql-server-dev-"+major)
 	}
 	if _, err := exec.LookPath("make"); err != nil {
-		e.Missing, e.Packages = append(e.Missing, "make"), append(e.Packages, "make")
+		e.add("make", "make")
 	}
 	cc := "gcc"
 	if out, err := exec.Command(pgConfig, "--cc").Output(); err == nil && len(strings.Fields(string(out))) > 0 {
 		cc = strings.Fields(string(out))[0]
 	}
 	if _, err := exec.LookPath(cc); err != nil {
-		e.Missing, e.Packages = append(e.Missing, "the C compiler "+cc), append(e.Packages, filepath.Base(cc))
+		e.add("the C compiler "+cc, filepath.Base(cc))
 	}
 	if len(e.Missing) > 0 {
 		return &e
