@@ -67,12 +67,15 @@ func (e *MissingError) add(what, pkg string) {
 // Is makes a *MissingError an ErrNoExtension.
 func (e *MissingError) Is(target error) bool { return target == ErrNoExtension }
 
+// majorPattern finds the major version in `pg_config --version`.
+var majorPattern = regexp.MustCompile(`PostgreSQL (\d+)`)
+
 // checkBuildTools answers a *MissingError when the server headers (postgres.h under
 // `pg_config --includedir-server`, of the server's major version), PGXS, make or the C compiler PGXS
 // uses are missing.
 func checkBuildTools(pgConfig, version string) error {
 	major := "all"
-	if v := regexp.MustCompile(`PostgreSQL (\d+)`).FindStringSubmatch(version); v != nil {
+	if v := majorPattern.FindStringSubmatch(version); v != nil {
 		major = v[1]
 	}
 	var e MissingError
