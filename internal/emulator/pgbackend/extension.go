@@ -52,8 +52,12 @@ type MissingError struct {
 }
 
 func (e *MissingError) Error() string {
-	return fmt.Sprintf("pgbackend: the read-only extension cannot be built: missing %s; add it with: %s",
-		strings.Join(e.Missing, ", "), e.Command())
+	them := "it"
+	if len(e.Missing) > 1 {
+		them = "them"
+	}
+	return fmt.Sprintf("pgbackend: the read-only extension cannot be built: missing %s; add %s with: %s",
+		strings.Join(e.Missing, ", "), them, e.Command())
 }
 
 // Command is the command that installs what is missing (as root).
