@@ -294,75 +294,95 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve runs the chain after the request log: an outage (outage.go), latency, auth, routing,
 // validation, faults, handler.
 func (e *Emulator) serve(w *statusWriter, r *http.Request, rt routeResult) {
+	if !e.delay(w, r, rt) {
+		return
+	}
+	if refused, challenge := e.refuse(r, rt); refused != nil {
+		if challenge != "" {
+			w.Header().Set("WWW-Authenticate", challenge)
+		}
+		writeError(w, refused)
+		return
+	}
+	e.dispatch(w, r, rt)
+}
+
+// delay applies an outage window or the configured latency. It answers false when the request
+// has been answered (the outage's answer) or its client went away during the latency.
+func (e *Emulator) delay(w *statusWriter, r *http.Request, rt routeResult) bool {
 	e.mu.Lock()
 	latency := e.faults.Latency
 	outage, down := e.outageLocked(rt.operationID, r.Method)
 	e.mu.Unlock()
 	if down {
 		applyOutage(w, outage)
-		return
+		return false
 	}
 	if latency > 0 {
 		sleepCtx(r.Context(), latency)
 		if r.Context().Err() != nil {
 			w.markDropped() // the client went away: no answer
-			return
+			return false
 		}
 	}
+	return true
+}
 
+// refuse checks the credentials, the project, the route and the request against the spec, in that
+// order, and answers the first refusal (nil: the request goes on), with the WWW-Authenticate
+// challenge of a 401.
+func (e *Emulator) refuse(r *http.Request, rt routeResult) (refused *apiError, challenge string) {
 	if !e.authenticate(r) {
-		details := "Send HTTP Basic authentication with the access key as user name and the secret key as password."
-		w.Header().Set("WWW-Authenticate", `Basic realm="dbcloud"`)
-		if bearerToken(r) != "" {
-			// RFC 6750: a token that is not (or no longer) valid.
-			details = "The bearer token is not valid or has expired: send a current token, or HTTP Basic authentication with the access key and secret key."
-			w.Header().Set("WWW-Authenticate", `Bearer realm="dbcloud", error="invalid_token"`)
-		}
-		writeError(w, &apiError{
+		refused = &apiError{
 			Status:  http.StatusUnauthorized,
 			Code:    "UNAUTHORIZED",
 			Message: "missing or invalid credentials",
-			Details: details,
-		})
-		return
+			Details: "Send HTTP Basic authentication with the access key as user name and the secret key as password.",
+		}
+		if bearerToken(r) == "" {
+			return refused, `Basic realm="dbcloud"`
+		}
+		// RFC 6750: a token that is not (or no longer) valid.
+		refused.Details = "The bearer token is not valid or has expired: send a current token, or HTTP Basic authentication with the access key and secret key."
+		return refused, `Bearer realm="dbcloud", error="invalid_token"`
 	}
 	if p := projectFromPath(r.URL.Path); p != "" && e.projects != nil && !e.projects[p] {
 		who := "access key"
 		if bearerToken(r) != "" {
 			who = "token"
 		}
-		writeError(w, &apiError{
+		return &apiError{
 			Status:  http.StatusForbidden,
 			Code:    "FORBIDDEN",
 			Message: fmt.Sprintf("%s may not use project %s", who, p),
 			Details: "The credentials are valid but are not allowed to act on this project.",
-		})
-		return
+		}, ""
 	}
 	switch {
 	case rt.methodNotAllowed:
-		writeError(w, &apiError{
+		return &apiError{
 			Status:  http.StatusMethodNotAllowed,
 			Code:    "METHOD_NOT_ALLOWED",
 			Message: fmt.Sprintf("method %s is not allowed on %s", r.Method, r.URL.Path),
 			Details: "The path exists but does not support this HTTP method.",
-		})
-		return
+		}, ""
 	case rt.route == nil:
-		writeError(w, &apiError{
+		return &apiError{
 			Status:  http.StatusNotFound,
 			Code:    "NOT_FOUND",
 			Message: fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path),
 			Details: "The path does not name an API operation; the API is served under " + BasePath + ".",
-		})
-		return
+		}, ""
 	}
 	if err := e.spec.validate(r, rt); err != nil {
-		msg, details := describeValidationError(err)
-		writeError(w, badRequest(msg, details))
-		return
+		return badRequest(describeValidationError(err)), ""
 	}
+	return nil, ""
+}
 
+// dispatch answers an accepted request: a hook's decision (hooks.go), else a drawn fault, else the
+// handler.
+func (e *Emulator) dispatch(w *statusWriter, r *http.Request, rt routeResult) {
 	info, decision := e.intercept(rt.operationID, r) // hooks.go: before the scripted and drawn faults
 	defer e.answered(w, info, decision)
 	e.mu.Lock()

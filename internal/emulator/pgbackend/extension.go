@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +36,98 @@ include $(PGXS)
 // are the same.
 const EnvCacheDir = "DBCLOUD_EMULATOR_CACHE"
 
+// EnvPgConfig names the pg_config that builds the extension (default: the one beside the server
+// binaries, else the one on PATH).
+const EnvPgConfig = "DBCLOUD_PG_CONFIG"
+
+// ErrNoExtension is the error (errors.Is) of Start when the read-only extension cannot be built on
+// this machine: something it needs is missing (a *MissingError says what) or the build failed.
+var ErrNoExtension = errors.New("pgbackend: the read-only extension cannot be built")
+
+// MissingError names what building the read-only extension needs and this machine lacks, with the
+// Debian packages that add it.
+type MissingError struct {
+	Missing  []string // what, e.g. "PostgreSQL 15's server headers (postgres.h in ...)"
+	Packages []string // the Debian packages that add it
+}
+
+func (e *MissingError) Error() string {
+	them := "it"
+	if len(e.Missing) > 1 {
+		them = "them"
+	}
+	return fmt.Sprintf("pgbackend: the read-only extension cannot be built: missing %s; add %s with: %s",
+		strings.Join(e.Missing, ", "), them, e.Command())
+}
+
+// Command is the command that installs what is missing (as root).
+func (e *MissingError) Command() string { return "apt-get install -y " + strings.Join(e.Packages, " ") }
+
+func (e *MissingError) add(what, pkg string) {
+	e.Missing = append(e.Missing, what)
+	e.Packages = append(e.Packages, pkg)
+}
+
+// Is makes a *MissingError an ErrNoExtension.
+func (e *MissingError) Is(target error) bool { return target == ErrNoExtension }
+
+// majorPattern finds the major version in `pg_config --version`.
+var majorPattern = regexp.MustCompile(`PostgreSQL (\d+)`)
+
+// checkBuildTools answers a *MissingError when the server headers (postgres.h under
+// `pg_config --includedir-server`, of the server's major version), PGXS, make or the C compiler PGXS
+// uses are missing.
+func checkBuildTools(pgConfig, version string) error {
+	major := "all"
+	if v := majorPattern.FindStringSubmatch(version); v != nil {
+		major = v[1]
+	}
+	var e MissingError
+	out, err := exec.Command(pgConfig, "--includedir-server").Output()
+	include := strings.TrimSpace(string(out))
+	pgxs, err2 := exec.Command(pgConfig, "--pgxs").Output()
+	if err != nil || err2 != nil || !exists(filepath.Join(include, "postgres.h")) || !exists(strings.TrimSpace(string(pgxs))) {
+		if include == "" {
+			include = pgConfig + " --includedir-server"
+		}
+		e.add(fmt.Sprintf("PostgreSQL %s's server headers (postgres.h in %s)", major, include), "postgresql-server-dev-"+major)
+	}
+	if _, err := exec.LookPath("make"); err != nil {
+		e.add("make", "make")
+	}
+	cc := "gcc"
+	if out, err := exec.Command(pgConfig, "--cc").Output(); err == nil && len(strings.Fields(string(out))) > 0 {
+		cc = strings.Fields(string(out))[0]
+	}
+	if _, err := exec.LookPath(cc); err != nil {
+		e.add("the C compiler "+cc, filepath.Base(cc))
+	}
+	if len(e.Missing) > 0 {
+		return &e
+	}
+	return nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return path != "" && err == nil
+}
+
+// extensionPgConfig is the pg_config that builds the extension: $DBCLOUD_PG_CONFIG, else the one
+// beside the server binaries, else the one on PATH.
+func (m *Manager) extensionPgConfig() string {
+	if p := os.Getenv(EnvPgConfig); p != "" {
+		return p
+	}
+	pgConfig := filepath.Join(m.binDir, "pg_config")
+	if !isExec(pgConfig) {
+		if p, err := exec.LookPath("pg_config"); err == nil {
+			pgConfig = p
+		}
+	}
+	return pgConfig
+}
+
 // buildExtension builds the extension for the server in binDir (or reuses the build of the same
 // source and server version) and copies it to dst, owned by the server's user. It answers how
 // long that took and whether it was built now.
@@ -44,12 +137,7 @@ func (m *Manager) buildExtension(dst string) (took time.Duration, built bool, er
 	if err != nil {
 		return 0, false, fmt.Errorf("pgbackend: %w", err)
 	}
-	pgConfig := filepath.Join(m.binDir, "pg_config")
-	if !isExec(pgConfig) {
-		if p, err := exec.LookPath("pg_config"); err == nil {
-			pgConfig = p
-		}
-	}
+	pgConfig := m.extensionPgConfig()
 	version, err := exec.Command(pgConfig, "--version").Output()
 	if err != nil {
 		return 0, false, fmt.Errorf("pgbackend: %s --version: %w", pgConfig, err)
@@ -70,6 +158,9 @@ func (m *Manager) buildExtension(dst string) (took time.Duration, built bool, er
 	dir := filepath.Join(cache, key)
 	so := filepath.Join(dir, extensionName+".so")
 	if _, err := os.Stat(so); err != nil {
+		if err := checkBuildTools(pgConfig, string(version)); err != nil {
+			return 0, false, err
+		}
 		if err := buildIn(dir, pgConfig, src, strings.TrimSpace(string(version))); err != nil {
 			return 0, false, err
 		}
@@ -102,21 +193,12 @@ func buildIn(dir, pgConfig string, src []byte, version string) error {
 	); err != nil {
 		return fmt.Errorf("pgbackend: %w", err)
 	}
-	pgxs, err := exec.Command(pgConfig, "--pgxs").Output()
-	if err == nil {
-		_, err = os.Stat(strings.TrimSpace(string(pgxs)))
-	}
-	if err != nil {
-		return fmt.Errorf("pgbackend: building the read-only extension needs PostgreSQL's server headers and PGXS (%s; "+
-			"Debian/Ubuntu: apt-get install postgresql-server-dev-<major>; scripts/test-deps.sh does): %w", version, err)
-	}
 	cmd := exec.Command("make", "--no-print-directory", "PG_CONFIG="+pgConfig, "with_llvm=no")
 	cmd.Dir = work
 	cmd.Env = childEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("pgbackend: building the read-only extension (%s; needs make, a C compiler and "+
-			"postgresql-server-dev-<major>): %w\n%s", version, err, tail(out, 2000))
+		return fmt.Errorf("%w: make (%s): %w\n%s", ErrNoExtension, version, err, tail(out, 2000))
 	}
 	if _, err := os.Stat(filepath.Join(work, extensionName+".so")); err != nil {
 		return fmt.Errorf("pgbackend: building the read-only extension: %w", err)

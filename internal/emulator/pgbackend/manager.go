@@ -97,8 +97,9 @@ type Manager struct {
 	binDir    string
 	pgbouncer string
 	cred      *syscall.Credential
-	dir       string // temporary directory: template/, tls/, s/ (sockets), i/ (data unless DataDir)
-	dataDir   string // parent of the instances' directories
+	dir       string   // temporary directory: template/, tls/, s/ (sockets), i/ (data unless DataDir)
+	lock      *os.File // dir's lock file, locked for the Manager's life (see createOwned)
+	dataDir   string   // parent of the instances' directories
 	keepData  bool
 	certFile  string
 	keyFile   string
@@ -121,31 +122,72 @@ const dirPrefix = "dbcloud-pg-"
 // superuser is the bootstrap superuser's name (local connections only).
 const superuser = "postgres"
 
-// removeStale removes the temporary directories of managers whose servers are gone (an emulator
-// killed outright: its servers stop through their parent-death signal and remove their
-// postmaster.pid, but nobody removes the directory). Directories younger than ten minutes are left
-// alone: they may belong to a manager being started.
+// lockSuffix ends the name of the lock file beside a Manager's temporary directory
+// (dbcloud-pg-XXXX.lock for dbcloud-pg-XXXX). The Manager creates and locks it (flock) before it
+// creates the directory, and holds the lock for its life: a directory is its owner's as long as its
+// lock is held, whatever its age and whether or not a server runs there.
+const lockSuffix = ".lock"
+
+// createOwned creates a new temporary directory in parent and its lock file, locked: the lock
+// first, so that removeStale never sees the directory of a live Manager without a held lock.
+func createOwned(parent string) (dir string, lock *os.File, err error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	for range 10 {
+		f, err := os.CreateTemp(parent, dirPrefix+"*"+lockSuffix)
+		if err != nil {
+			return "", nil, fmt.Errorf("pgbackend: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			_ = os.Remove(f.Name())
+			_ = f.Close()
+			return "", nil, fmt.Errorf("pgbackend: locking %s: %w", f.Name(), err)
+		}
+		if !stillNamed(f) { // a removeStale took the fresh lock first and removed it: another name
+			_ = f.Close()
+			continue
+		}
+		dir = strings.TrimSuffix(f.Name(), lockSuffix)
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			_ = os.Remove(f.Name())
+			_ = f.Close()
+			if errors.Is(err, os.ErrExist) { // a directory of an older version of this package
+				continue
+			}
+			return "", nil, fmt.Errorf("pgbackend: %w", err)
+		}
+		return dir, f, nil
+	}
+	return "", nil, fmt.Errorf("pgbackend: no new temporary directory in %s after 10 tries", parent)
+}
+
+// stillNamed reports whether the open file f is still the file its name names.
+func stillNamed(f *os.File) bool {
+	open, err1 := f.Stat()
+	named, err2 := os.Stat(f.Name())
+	return err1 == nil && err2 == nil && os.SameFile(open, named)
+}
+
+// removeStale removes the temporary directories of managers that are gone (an emulator killed
+// outright, whose cleaner could not finish): a directory is removed only when its lock file can
+// be locked, that is when no live Manager holds it. Directories without a lock file (made by older
+// versions of this package, which may still run) are left alone.
 func removeStale(parent string) {
 	if parent == "" {
 		parent = os.TempDir()
 	}
-	dirs, _ := filepath.Glob(filepath.Join(parent, dirPrefix+"*"))
-	for _, d := range dirs {
-		fi, err := os.Stat(d)
-		if err != nil || !fi.IsDir() || time.Since(fi.ModTime()) < 10*time.Minute {
-			continue
+	locks, _ := filepath.Glob(filepath.Join(parent, dirPrefix+"*"+lockSuffix))
+	for _, l := range locks {
+		f, err := os.Open(l)
+		if err != nil {
+			continue // another user's, or just removed
 		}
-		// A server still running there: its postmaster.pid (instances, the template, and the
-		// single data directory of older versions of this package) or a socket.
-		live := false
-		for _, pattern := range []string{"*/postmaster.pid", "*/*/data/postmaster.pid", "s/*/.s.PGSQL.*"} {
-			if m, _ := filepath.Glob(filepath.Join(d, pattern)); len(m) > 0 {
-				live = true
-			}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil && stillNamed(f) {
+			_ = os.RemoveAll(strings.TrimSuffix(l, lockSuffix))
+			_ = os.Remove(l)
 		}
-		if !live {
-			_ = os.RemoveAll(d)
-		}
+		_ = f.Close()
 	}
 }
 
@@ -184,7 +226,7 @@ func FindBinDir(hint string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("pgbackend: PostgreSQL server binaries (initdb, postgres, pg_basebackup) not found (looked in: %s); "+
-		"install them (Debian/Ubuntu: apt-get install postgresql) or name their directory with $%s",
+		"install them (Debian/Ubuntu: apt-get install -y postgresql) or name their directory with $%s",
 		strings.Join(append(tried, "pg_config --bindir"), ", "), EnvBinDir)
 }
 
@@ -211,41 +253,54 @@ func isExec(path string) bool {
 }
 
 // Start prepares the template data directory and the TLS certificate. It starts no instance.
-// Close it when done.
+// Close it when done. When the read-only extension cannot be built here, the error is an
+// ErrNoExtension (a *MissingError when something is missing: it says what, and how to add it).
 func Start(ctx context.Context, opts Options) (m *Manager, err error) {
 	began := time.Now()
 	binDir, err := FindBinDir(opts.BinDir)
 	if err != nil {
 		return nil, err
 	}
+	cred, err := credentialFor(opts.RunAs)
+	if err != nil {
+		return nil, err
+	}
+	m, err = newManager(opts, binDir, cred)
+	if err != nil {
+		return nil, err
+	}
+	created := m // m is nil once an error is returned
+	defer func() {
+		if err != nil {
+			created.discard()
+		}
+	}()
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cred, err := credentialFor(opts.RunAs)
+	if err := m.prepare(ctx); err != nil {
+		return nil, err
+	}
+	m.startup = time.Since(began)
+	m.logf("pgbackend: PostgreSQL (%s): instance template ready in %v; pgbouncer: %s", binDir, m.startup.Round(time.Millisecond), orNone(m.pgbouncer))
+	return m, nil
+}
+
+// newManager removes the directories of managers that are gone, creates this one's (owned: see
+// createOwned) and settles where the instances' data live and which pgbouncer runs the poolers.
+func newManager(opts Options, binDir string, cred *syscall.Credential) (*Manager, error) {
+	removeStale(opts.TempDir)
+	dir, lock, err := createOwned(opts.TempDir)
 	if err != nil {
 		return nil, err
 	}
-	removeStale(opts.TempDir)
-	dir, err := os.MkdirTemp(opts.TempDir, dirPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("pgbackend: %w", err)
-	}
-	m = &Manager{binDir: binDir, cred: cred, dir: dir, logf: opts.Logf, instances: map[string]*Instance{}, exts: map[string]bool{}}
+	m := &Manager{binDir: binDir, cred: cred, dir: dir, lock: lock, logf: opts.Logf, instances: map[string]*Instance{}, exts: map[string]bool{}}
 	if m.logf == nil {
 		m.logf = func(string, ...any) {}
 	}
-	created := m // m is nil once an error is returned
-	defer func() {
-		if err != nil {
-			_ = os.RemoveAll(dir)
-			if created.cleaner != nil {
-				_ = created.cleaner.Close()
-			}
-		}
-	}()
 	switch opts.PgBouncer {
 	case "":
 		m.pgbouncer = FindPgBouncer()
@@ -257,22 +312,44 @@ func Start(ctx context.Context, opts Options) (m *Manager, err error) {
 	if opts.DataDir != "" {
 		m.dataDir, m.keepData = opts.DataDir, true
 		if err := m.checkSearchable(opts.DataDir); err != nil {
+			m.discard()
 			return nil, err
 		}
 	}
-	for _, d := range []string{dir, filepath.Join(dir, "tls"), filepath.Join(dir, "s"), m.dataDir} {
+	return m, nil
+}
+
+// prepare makes the directories, starts the cleaner, writes the certificate, builds the read-only
+// extension and makes the template.
+func (m *Manager) prepare(ctx context.Context) error {
+	for _, d := range []string{m.dir, filepath.Join(m.dir, "tls"), filepath.Join(m.dir, "s"), m.dataDir} {
 		if err := m.mkdir(d); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := m.startCleaner(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := m.writeCert(); err != nil {
-		return nil, err
+		return err
 	}
-	share := filepath.Join(filepath.Dir(binDir), "share") // a plain source install
-	if out, err := exec.Command(filepath.Join(binDir, "pg_config"), "--sharedir").Output(); err == nil {
+	m.findExtensions()
+	m.extension = filepath.Join(m.dir, "lib", extensionName+".so")
+	if err := m.mkdir(filepath.Dir(m.extension)); err != nil {
+		return err
+	}
+	took, built, err := m.buildExtension(m.extension)
+	if err != nil {
+		return err
+	}
+	m.logf("pgbackend: read-only extension ready in %v (built now: %v)", took.Round(time.Millisecond), built)
+	return m.makeTemplate(ctx)
+}
+
+// findExtensions notes which extensions of interest (timescaledb, vector) the server has.
+func (m *Manager) findExtensions() {
+	share := filepath.Join(filepath.Dir(m.binDir), "share") // a plain source install
+	if out, err := exec.Command(filepath.Join(m.binDir, "pg_config"), "--sharedir").Output(); err == nil {
 		share = strings.TrimSpace(string(out))
 	}
 	for _, ext := range []string{"timescaledb", "vector"} {
@@ -280,21 +357,23 @@ func Start(ctx context.Context, opts Options) (m *Manager, err error) {
 			m.exts[ext] = true
 		}
 	}
-	m.extension = filepath.Join(dir, "lib", extensionName+".so")
-	if err := m.mkdir(filepath.Dir(m.extension)); err != nil {
-		return nil, err
+}
+
+// discard removes the directory and the lock of a Manager whose start failed.
+func (m *Manager) discard() {
+	_ = os.RemoveAll(m.dir)
+	m.unlock()
+	if m.cleaner != nil {
+		_ = m.cleaner.Close()
 	}
-	took, built, err := m.buildExtension(m.extension)
-	if err != nil {
-		return nil, err
+}
+
+// unlock removes the lock file (after the directory) and releases the lock.
+func (m *Manager) unlock() {
+	if m.lock != nil {
+		_ = os.Remove(m.lock.Name())
+		_ = m.lock.Close()
 	}
-	m.logf("pgbackend: read-only extension ready in %v (built now: %v)", took.Round(time.Millisecond), built)
-	if err := m.makeTemplate(ctx); err != nil {
-		return nil, err
-	}
-	m.startup = time.Since(began)
-	m.logf("pgbackend: PostgreSQL (%s): instance template ready in %v; pgbouncer: %s", binDir, m.startup.Round(time.Millisecond), orNone(m.pgbouncer))
-	return m, nil
 }
 
 func orNone(s string) string {
@@ -330,7 +409,7 @@ func (m *Manager) checkSearchable(dir string) error {
 
 // cleanerScript waits for EOF on its stdin (the Manager's process is gone, however it ended), then
 // for the servers to exit (their parent-death signal stops them), and removes the temporary
-// directory $1 (the kept data directories live elsewhere).
+// directory $1 (the kept data directories live elsewhere), then its lock file.
 const cleanerScript = `read -r _ || true
 for _ in $(seq 300); do
 	set -- "$1" "$1"/s/*/.s.PGSQL.*
@@ -338,7 +417,8 @@ for _ in $(seq 300); do
 	set -- "$1"
 	sleep 0.1
 done
-rm -rf "$1"`
+rm -rf "$1"
+rm -f "$1` + lockSuffix + `"`
 
 // startCleaner starts a small shell process that removes the temporary directory once this
 // process is gone, even if it was killed with SIGKILL (Close removes it too).
@@ -603,6 +683,7 @@ func (m *Manager) Close() error {
 	wg.Wait()
 	m.logf("pgbackend: %d PostgreSQL instances stopped", len(all))
 	err := os.RemoveAll(m.dir)
+	m.unlock()
 	if m.cleaner != nil {
 		_ = m.cleaner.Close()
 	}

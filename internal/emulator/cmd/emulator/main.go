@@ -82,7 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar((*string)(&cfg.urlFile), "url-file", "", "write the base URL to this file once the emulator serves (removed at start, written atomically, removed at exit): for scripts that start it in the background")
 	fs.StringVar(&cfg.stateFile, "state", "", "persist the emulator's state (services, replica sets, VPCs, peerings, passwords) to this JSON file: loaded at start, saved after every change and at shutdown; with -postgres the services' data directories are kept in FILE.pgdata")
 	fs.Float64Var(&cfg.speed, "speed", 1, "scale every lifecycle timing by this factor (0.1: ten times faster; 10: ten times slower; 0: instant)")
-	fs.StringVar(&cfg.postgres, "postgres", postgresAuto, "a real PostgreSQL instance behind each service (tsdbadmin, database tsdb, TLS; PgBouncer poolers when pgbouncer is installed): auto (on when the server binaries are found), on or off")
+	fs.StringVar(&cfg.postgres, "postgres", postgresAuto, "a real PostgreSQL instance behind each service (tsdbadmin, database tsdb, TLS; PgBouncer poolers when pgbouncer is installed): auto (on when the server binaries are found and its read-only extension builds, else records only), on or off")
 	fs.StringVar(&cfg.postgresBinDir, "postgres-bindir", "", "directory of the PostgreSQL server binaries (default: $"+pgbackend.EnvBinDir+", pg_config --bindir, the newest /usr/lib/postgresql/*/bin)")
 
 	// Explicit durations override the preset's.

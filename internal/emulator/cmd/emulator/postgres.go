@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -13,7 +14,7 @@ import (
 
 // Flags -postgres and -postgres-bindir: a real PostgreSQL instance behind each service.
 const (
-	postgresAuto = "auto" // on when the server binaries are found
+	postgresAuto = "auto" // on when the server binaries are found and the read-only extension builds
 	postgresOn   = "on"
 	postgresOff  = "off"
 )
@@ -29,8 +30,9 @@ func checkPostgresFlag(mode string, stderr io.Writer) error {
 }
 
 // startDatabase prepares the PostgreSQL instances the configuration asks for (one per service). It
-// answers a nil backend (services in memory only) with -postgres off, or with auto when no server
-// binaries are found. With -state FILE the instances' data directories live in FILE.pgdata, kept
+// answers a nil backend (services as records only) with -postgres off, or with auto when no server
+// binaries are found or the read-only extension cannot be built (one line says what is missing and
+// how to add it; with on, that is the error). With -state FILE the instances' data directories live in FILE.pgdata, kept
 // when the emulator exits. stop waits for the queued database operations and stops every instance.
 func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulator.DatabaseBackend, stop func(), err error) {
 	logger := log.New(stderr, "", log.LstdFlags|log.Lmicroseconds)
@@ -40,7 +42,7 @@ func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulat
 	binDir, err := pgbackend.FindBinDir(cfg.postgresBinDir)
 	if err != nil {
 		if cfg.postgres == postgresAuto && cfg.postgresBinDir == "" {
-			logger.Printf("emulator: no PostgreSQL behind the services (in memory only): %v", err)
+			logger.Printf("emulator: no PostgreSQL behind the services (records only): %v", err)
 			return nil, func() {}, nil
 		}
 		return nil, nil, err
@@ -51,6 +53,10 @@ func startDatabase(ctx context.Context, cfg config, stderr io.Writer) (db emulat
 	}
 	m, err := pgbackend.Start(ctx, pgbackend.Options{BinDir: binDir, DataDir: dataDir, Logf: logger.Printf})
 	if err != nil {
+		if cfg.postgres == postgresAuto && errors.Is(err, pgbackend.ErrNoExtension) {
+			logger.Printf("emulator: no PostgreSQL behind the services (records only): %v", err)
+			return nil, func() {}, nil
+		}
 		return nil, nil, fmt.Errorf("%w (-postgres off runs the emulator without it)", err)
 	}
 	if !m.PgBouncer() {

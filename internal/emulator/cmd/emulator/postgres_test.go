@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +156,86 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("%s: not after two minutes", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestPostgresAutoWithoutHeaders: where the read-only extension cannot be built (a pg_config whose
+// server include directory has no postgres.h, and an empty build cache, so that no earlier build
+// hides it), -postgres auto serves the services as records only and says so in one line that names
+// what is missing and the command that adds it; -postgres on fails at start with that line.
+func TestPostgresAutoWithoutHeaders(t *testing.T) {
+	binDir, err := pgbackend.FindBinDir("")
+	if err != nil {
+		t.Fatalf("this test needs the PostgreSQL server binaries (CI installs them): %v", err)
+	}
+	out, err := exec.Command(filepath.Join(binDir, "pg_config"), "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	major := regexp.MustCompile(`PostgreSQL (\d+)`).FindStringSubmatch(string(out))
+	if major == nil {
+		t.Fatalf("pg_config --version: %q", out)
+	}
+	empty := t.TempDir()
+	fake := filepath.Join(t.TempDir(), "pg_config")
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = --includedir-server ]; then echo '%s'; else exec '%s' \"$@\"; fi\n", empty, filepath.Join(binDir, "pg_config"))
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(pgbackend.EnvPgConfig, fake)
+	t.Setenv(pgbackend.EnvCacheDir, t.TempDir())
+	want := "missing PostgreSQL " + major[1] + "'s server headers (postgres.h in " + empty + "); add it with: apt-get install -y postgresql-server-dev-" + major[1]
+
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	began := time.Now()
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-access-key", "K", "-secret-key", "S", "-postgres", "auto", "-timing", "instant"}, pw, &stderr)
+		_ = pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("-postgres auto did not serve: %v (stderr %s)", err, stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	t.Logf("serving after %v", time.Since(began).Round(time.Millisecond))
+	services := strings.TrimSpace(line) + "/projects/p1/services"
+	var created struct {
+		ServiceID string `json:"service_id"`
+	}
+	if code := call(t, http.MethodPost, services, map[string]any{"name": "records"}, &created); code != http.StatusAccepted {
+		t.Fatalf("create: %d", code)
+	}
+	waitUntil(t, "READY", func() bool {
+		var s struct{ Status string }
+		call(t, http.MethodGet, services+"/"+created.ServiceID, nil, &s)
+		return s.Status == "READY"
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	var said []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, "records only") {
+			said = append(said, l)
+		}
+	}
+	if len(said) != 1 || !strings.Contains(said[0], want) {
+		t.Fatalf("-postgres auto said %q, want one line with %q; stderr:\n%s", said, want, stderr.String())
+	}
+
+	var stdout, onStderr strings.Builder
+	onCtx, onCancel := context.WithTimeout(t.Context(), time.Minute) // bounds a run that serves
+	defer onCancel()
+	err = run(onCtx, []string{"-addr", "127.0.0.1:0", "-postgres", "on"}, &stdout, &onStderr)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("-postgres on: err = %v, want %q", err, want)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("-postgres on served: %q", stdout.String())
 	}
 }
