@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -168,12 +167,9 @@ output "bad" {
 // terraform on PATH) is OpenTofu.
 func acceptanceCLIIsOpenTofu(t *testing.T) bool {
 	t.Helper()
-	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("terraform"); err != nil {
-			return false
-		}
+	bin, err := acceptanceCLIPath()
+	if err != nil {
+		return false
 	}
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {

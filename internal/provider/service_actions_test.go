@@ -1,12 +1,9 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -78,7 +75,7 @@ func TestUnitServiceActionSteps(t *testing.T) {
 
 // actionTest is one test's terraform working directory with a service made by the configuration.
 type actionTest struct {
-	tf  roundTripTF
+	tf  *tfWorkdir
 	srv *emulator.Server
 	dir string
 	id  string // the service's id
@@ -134,18 +131,18 @@ action "dbcloud_service_pause" "pause_2s" {
 func newActionTest(t *testing.T, body string, mods ...func(*emulator.Options)) *actionTest {
 	t.Helper()
 	testAccPreCheck(t)
-	return newActionTestOn(t, roundTripTerraform(t, "1.14.0"), body, mods...)
+	return newActionTestOn(t, newTerraform(t, "1.14.0"), body, mods...)
 }
 
 // newActionTestOn is newActionTest with the terraform tf (and the provider it is served).
-func newActionTestOn(t *testing.T, tf roundTripTF, body string, mods ...func(*emulator.Options)) *actionTest {
+func newActionTestOn(t *testing.T, tf *tfWorkdir, body string, mods ...func(*emulator.Options)) *actionTest {
 	t.Helper()
 	srv := newTestEmulator(t, mods...)
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
+	at := &actionTest{tf: tf, srv: srv}
 	at.write(t, providerBlock(srv)+body)
-	tf.run(t, at.dir, "init", "-input=false")
-	tf.run(t, at.dir, "apply", "-auto-approve", "-input=false")
-	attrs, _ := readServiceState(t, at.dir)
+	tf.must("init", "-input=false")
+	tf.must("apply", "-auto-approve", "-input=false")
+	attrs, _ := at.tf.serviceState()
 	at.id, _ = attrs["id"].(string)
 	if at.id == "" {
 		t.Fatalf("no service id in the state: %v", attrs)
@@ -155,14 +152,14 @@ func newActionTestOn(t *testing.T, tf roundTripTF, body string, mods ...func(*em
 		if svc, ok := srv.Service(testProjectID, at.id); ok && deref(svc.Status) != api.READY && deref(svc.Status) != api.PAUSED {
 			srv.SetServiceStatus(testProjectID, at.id, api.READY)
 		}
-		at.tf.run(t, at.dir, "destroy", "-auto-approve", "-input=false")
+		at.tf.must("destroy", "-auto-approve", "-input=false")
 	})
 	return at
 }
 
 func (at *actionTest) write(t *testing.T, cfg string) {
 	t.Helper()
-	writeFile(t, filepath.Join(at.dir, "main.tf"), cfg)
+	writeFile(t, filepath.Join(at.tf.dir, "main.tf"), cfg)
 }
 
 // invoke runs `terraform apply -invoke=action.<addr>` with an empty request log before, and returns the
@@ -170,7 +167,7 @@ func (at *actionTest) write(t *testing.T, cfg string) {
 func (at *actionTest) invoke(t *testing.T, addr string) (string, int, []string) {
 	t.Helper()
 	at.srv.ResetRequests()
-	out, code := at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false", "-invoke=action."+addr)
+	out, code := at.tf.runCode("apply", "-auto-approve", "-input=false", "-invoke=action."+addr)
 	return out, code, at.changes(t)
 }
 
@@ -205,7 +202,7 @@ func (at *actionTest) status(t *testing.T) api.ServiceStatus {
 // emptyPlan checks that a plan after the action has nothing to do.
 func (at *actionTest) emptyPlan(t *testing.T, after string) {
 	t.Helper()
-	if out, code := at.tf.runCode(t, at.dir, "plan", "-input=false", "-detailed-exitcode"); code != 0 {
+	if out, code := at.tf.runCode("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Errorf("after %s: the next plan is not empty (exit code %d):\n%s", after, code, out)
 	}
 }
@@ -315,7 +312,7 @@ func TestAccServiceActions_noWait(t *testing.T) {
 // reference to the triggering resource is a cycle, see the Day-2 operations guide).
 func TestAccServiceActions_trigger(t *testing.T) {
 	t.Parallel()
-	roundTripTerraform(t, "1.16")
+	newTerraform(t, "1.16")
 	cfg := func(name string) string {
 		return fmt.Sprintf(`
 resource "dbcloud_service" "s" {
@@ -340,7 +337,7 @@ action "dbcloud_service_restart" "restart" {
 
 	at.write(t, providerBlock(at.srv)+cfg("day2-renamed"))
 	at.srv.ResetRequests()
-	out := at.tf.run(t, at.dir, "apply", "-auto-approve", "-input=false")
+	out := at.tf.must("apply", "-auto-approve", "-input=false")
 	wantCalls(t, "rename with an after_update trigger", at.changes(t), "renameService", "stopService", "startService")
 	if !strings.Contains(out, "1 changed") || !strings.Contains(out, "Action complete: action.dbcloud_service_restart.restart (triggered by dbcloud_service.s)") {
 		t.Errorf("the apply did not update the service in place and then run the triggered restart:\n%s", out)
@@ -356,7 +353,7 @@ action "dbcloud_service_restart" "restart" {
 func TestAccServiceActions_busy(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	tf := roundTripTerraform(t, "1.14.0")
+	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
 	proxy := &svcConflictProxy{srv: srv}
 	ts := httptest.NewServer(proxy)
@@ -370,7 +367,7 @@ action "dbcloud_service_pause" "pause" {
   }
 }
 `, id))
-	tf.run(t, at.dir, "init", "-input=false")
+	tf.must("init", "-input=false")
 	proxy.mu.Lock()
 	proxy.suffix, proxy.conflicts = "/stop", 2
 	proxy.mu.Unlock()
@@ -398,9 +395,9 @@ action "dbcloud_service_pause" "pause" {
 func TestAccServiceActions_missingAndInvalid(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	tf := roundTripTerraform(t, "1.14.0")
+	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
+	at := &actionTest{tf: tf, srv: srv}
 	at.write(t, providerBlock(srv)+`
 action "dbcloud_service_resume" "missing" {
   config {
@@ -408,7 +405,7 @@ action "dbcloud_service_resume" "missing" {
   }
 }
 `)
-	tf.run(t, at.dir, "init", "-input=false")
+	tf.must("init", "-input=false")
 	out, code, ops := at.invoke(t, "dbcloud_service_resume.missing")
 	if code == 0 || !words("Error: Service not found", "No service zzzzz00000 exists in project "+testProjectID, "nothing was sent", "404").MatchString(out) {
 		t.Errorf("resume of a missing service: exit code %d, want a not-found error:\n%s", code, out)
@@ -442,31 +439,18 @@ func TestAccServiceActions_interrupt(t *testing.T) {
 	t.Parallel()
 	at := newActionTest(t, actionsConfig, func(o *emulator.Options) { o.Timing.ServicePausing = 10 * time.Minute })
 	at.srv.ResetRequests()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, at.tf.bin, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action.dbcloud_service_pause.pause")
-	cmd.Dir, cmd.Env = at.dir, at.tf.env
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := at.tf.start("apply", "-auto-approve", "-input=false", "-invoke=action.dbcloud_service_pause.pause")
 	// Wait until the stop was accepted and the action polls the PAUSING service, then Ctrl-C.
 	deadline := time.Now().Add(2 * time.Minute)
 	for (at.srv.Calls("stopService") == 0 || at.status(t) != api.PAUSING || at.srv.Calls("getService") < 4) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if at.srv.Calls("stopService") == 0 {
-		_ = cmd.Process.Kill()
-		t.Fatalf("the action sent no stop:\n%s", out.String())
+		_ = p.cmd.Process.Kill()
+		t.Fatalf("the action sent no stop:\n%s", p.out)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("terraform did not stop after the interrupt:\n%s", out.String())
-	}
+	p.interrupt(t)
+	err, out := p.err, p.out
 	// The provider stops its wait at once and answers an error, but terraform-plugin-go's server
 	// sends no event once Terraform has asked the provider to stop (its InvokeAction returns when the
 	// stop context is done), so Terraform shows neither that error nor a completion, and exits 0.

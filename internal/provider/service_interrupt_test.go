@@ -1,11 +1,6 @@
 package provider
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,89 +15,19 @@ import (
 // one create reaches the API, nothing is deleted, the interrupted apply left the service in state
 // untainted, and the second apply waited for it and applied the remaining settings.
 
-const interruptProviderAddr = "registry.terraform.io/dbcloud/dbcloud"
-
-// terraformCmd is a terraform command in dir using the in-process provider.
-func terraformCmd(t *testing.T, dir, reattach string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	bin, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Fatalf("terraform is not on PATH: %v", err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE=")
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	return cmd, &out
-}
-
-// terraformRun runs a terraform command to the end with a fresh in-process provider.
-func terraformRun(t *testing.T, dir string, args ...string) (string, error) {
-	t.Helper()
-	cmd, out := terraformCmd(t, dir, serveProviderForTerraform(t, interruptProviderAddr), args...)
-	err := cmd.Run()
-	return out.String(), err
-}
-
-type tfStateFile struct {
-	Resources []struct {
-		Type      string `json:"type"`
-		Instances []struct {
-			Status     string         `json:"status"`
-			Attributes map[string]any `json:"attributes"`
-		} `json:"instances"`
-	} `json:"resources"`
-}
-
-func readServiceState(t *testing.T, dir string) (attrs map[string]any, tainted bool) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatalf("reading the state: %v", err)
-	}
-	var st tfStateFile
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range st.Resources {
-		if r.Type == "dbcloud_service" && len(r.Instances) == 1 {
-			return r.Instances[0].Attributes, r.Instances[0].Status == "tainted"
-		}
-	}
-	t.Fatalf("no dbcloud_service in the state:\n%s", b)
-	return nil, false
-}
-
 func TestAccService_interruptedCreateResumes(t *testing.T) {
 	testAccPreCheck(t)
 	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ServiceQueued = 10 * time.Minute })
-	dir := t.TempDir()
-	main := `
-terraform {
-  required_providers {
-    dbcloud = { source = "dbcloud/dbcloud" }
-  }
-}
-` + providerBlock(srv) + `
+	w := newTFWorkdir(t, srv, `
 resource "dbcloud_service" "test" {
   name                      = "interrupted"
   connection_pooler_enabled = true
   password                  = "a-Passw0rd-1"
 }
-`
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(main), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := terraformRun(t, dir, "init", "-input=false", "-no-color"); err != nil {
-		t.Fatalf("terraform init: %v\n%s", err, out)
-	}
+`)
 
 	// 1. apply, interrupted while the create waits for READY.
-	cmd, out := terraformCmd(t, dir, serveProviderForTerraform(t, interruptProviderAddr), "apply", "-auto-approve", "-input=false", "-no-color")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := w.start("apply", "-auto-approve", "-input=false")
 	var id string
 	deadline := time.Now().Add(2 * time.Minute)
 	for id == "" && time.Now().Before(deadline) {
@@ -113,27 +38,17 @@ resource "dbcloud_service" "test" {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if id == "" {
-		_ = cmd.Process.Kill()
-		t.Fatalf("no service was created:\n%s", out)
+		_ = p.cmd.Process.Kill()
+		t.Fatalf("no service was created:\n%s", p.out)
 	}
 	// Let the provider settle into its wait (a few polls), then Ctrl-C.
 	for srv.Calls("getService") < 3 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		t.Logf("the interrupted terraform apply exited: %v", err)
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatalf("terraform did not stop after the interrupt:\n%s", out)
-	}
-	first := out.String()
-	attrs, tainted := readServiceState(t, dir)
+	p.interrupt(t)
+	t.Logf("the interrupted terraform apply exited: %v", p.err)
+	first := p.out.String()
+	attrs, tainted := w.serviceState()
 	if attrs["id"] != id || tainted {
 		t.Fatalf("after the interrupt: id %v tainted %v, want %s untainted\n%s", attrs["id"], tainted, id, first)
 	}
@@ -143,14 +58,14 @@ resource "dbcloud_service" "test" {
 
 	// 2. The service becomes READY soon; the next apply waits for it and applies the rest.
 	srv.SetServiceStatusFor(testProjectID, id, api.CONFIGURING, time.Second, api.READY)
-	second, err := terraformRun(t, dir, "apply", "-auto-approve", "-input=false", "-no-color")
+	second, err := w.run("apply", "-auto-approve", "-input=false")
 	if err != nil {
 		t.Fatalf("second apply: %v\n%s", err, second)
 	}
 	if !strings.Contains(second, "0 added, 1 changed, 0 destroyed") {
 		t.Errorf("second apply: want one in-place update:\n%s", second)
 	}
-	attrs, tainted = readServiceState(t, dir)
+	attrs, tainted = w.serviceState()
 	if attrs["id"] != id || tainted || attrs["status"] != "READY" || attrs["connection_pooler_enabled"] != true {
 		t.Errorf("after the second apply: id %v tainted %v status %v pooler %v; want %s, untainted, READY, pooler on",
 			attrs["id"], tainted, attrs["status"], attrs["connection_pooler_enabled"], id)
@@ -165,10 +80,10 @@ resource "dbcloud_service" "test" {
 	}
 
 	// 3. A third plan is empty; then clean up.
-	if out, err := terraformRun(t, dir, "plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
 		t.Errorf("plan after the resumed apply is not empty (%v):\n%s", err, out)
 	}
-	if out, err := terraformRun(t, dir, "destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, out)
 	}
 	// The destroy returned once the service read DELETED; the emulator keeps that record a while.

@@ -43,7 +43,7 @@ resource "dbcloud_service" "db" {
 	}
 	right := config("us-east-1", "")
 	w := newTFWorkdir(t, srv, right)
-	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("create: %v\n%s", err, tail(out, 30))
 	}
 	before := stateInstance(t, w.dir, addr)
@@ -84,7 +84,7 @@ resource "dbcloud_service" "db" {
 		w.write(c.config)
 		want := words("Error: Change would delete the service and its data", c.change, "replaces service "+e.id+" (typo)",
 			"Nothing was changed", "set allow_replacement = true")
-		for _, cmd := range [][]string{{"plan", "-input=false", "-no-color"}, {"apply", "-auto-approve", "-input=false", "-no-color"}} {
+		for _, cmd := range [][]string{{"plan", "-input=false"}, {"apply", "-auto-approve", "-input=false"}} {
 			out, err := w.run(cmd...)
 			if err == nil {
 				t.Errorf("%s: terraform %s succeeded, want the replacement refused:\n%s", c.name, cmd[0], tail(out, 30))
@@ -115,7 +115,7 @@ resource "dbcloud_service" "db" {
 	// Allowed with create_before_destroy: Terraform creates the new service first, so a value the API
 	// refuses deletes nothing either.
 	w.write(config("us-east-9", "  allow_replacement = true\n  lifecycle {\n    create_before_destroy = true\n  }\n"))
-	out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := w.run("apply", "-auto-approve", "-input=false")
 	if err == nil || !words("Warning: The service and its data will be deleted", "Error: Could not create service", "us-east-9").MatchString(unboxed(out)) {
 		t.Errorf("allowed, create_before_destroy, a region the API refuses: %v, want the warning then the API's error:\n%s", err, diagnostics(out))
 	}
@@ -131,7 +131,7 @@ resource "dbcloud_service" "db" {
 
 	// The right configuration plans nothing.
 	w.write(right)
-	if out, err := w.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
 		t.Errorf("plan with the right region: %v (exit code 2: changes), want an empty plan:\n%s", err, tail(out, 30))
 	}
 
@@ -139,11 +139,11 @@ resource "dbcloud_service" "db" {
 	w.write(config("eu-west-1", "  allow_replacement = true\n"))
 	warn := words("Warning: The service and its data will be deleted", `region_code from "us-east-1" to "eu-west-1"`,
 		"replaces service "+e.id+" (typo)", "the apply deletes the service")
-	out, err = w.run("plan", "-input=false", "-no-color")
+	out, err = w.run("plan", "-input=false")
 	if err != nil || !warn.MatchString(unboxed(out)) || refused.MatchString(unboxed(out)) {
 		t.Errorf("allowed replacement: plan: %v, want a warning that names the change:\n%s", err, diagnostics(out))
 	}
-	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil || !warn.MatchString(unboxed(out)) {
+	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil || !warn.MatchString(unboxed(out)) {
 		t.Fatalf("allowed replacement: apply: %v, want success with the warning:\n%s", err, diagnostics(out))
 	}
 	if now := stateInstance(t, w.dir, addr); now["id"] == e.id || now["region_code"] != "eu-west-1" || now["allow_replacement"] != true {
@@ -164,7 +164,7 @@ resource "dbcloud_service" "db" {
 	}
 	before2 := writes()
 	w.write(config("eu-west-1", ""))
-	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("removing allow_replacement: %v\n%s", err, diagnostics(out))
 	}
 	if now := stateInstance(t, w.dir, addr); now["allow_replacement"] != nil {
@@ -173,7 +173,7 @@ resource "dbcloud_service" "db" {
 	if n := writes() - before2; n != 0 {
 		t.Errorf("removing allow_replacement sent %d state-changing calls, want 0", n)
 	}
-	if out, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, diagnostics(out))
 	}
 }
