@@ -19,8 +19,8 @@ import (
 // terraform on PATH; skipped below 1.14, so they run on the Terraform 1.16 of the CLI matrix) with the
 // provider served in this process, as the query round trip does.
 
-// TestUnitServiceActionSteps: what each action does for each status, before any call.
-func TestUnitServiceActionSteps(t *testing.T) {
+// TestServiceActionSteps: what each action does for each status, before any call.
+func TestServiceActionSteps(t *testing.T) {
 	const id = "abcde12345"
 	for _, tc := range []struct {
 		op             serviceOp

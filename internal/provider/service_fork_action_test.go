@@ -22,7 +22,7 @@ import (
 // acceptance tests' terraform: -invoke from Terraform 1.14, and the before_destroy action trigger with
 // caller.id from Terraform 1.16 (the Terraform of the CLI matrix, TERRAFORM_NEXT_VERSION, runs them).
 
-func TestUnitDefaultForkName(t *testing.T) {
+func TestDefaultForkName(t *testing.T) {
 	at := time.Date(2026, 11, 25, 18, 24, 42, 0, time.FixedZone("CET", 3600))
 	if got, want := defaultForkName("orders", at), "orders-20261125T172442Z"; got != want {
 		t.Errorf("defaultForkName = %q, want %q (UTC)", got, want)
@@ -34,7 +34,7 @@ func TestUnitDefaultForkName(t *testing.T) {
 	}
 }
 
-func TestUnitForkSourceProblem(t *testing.T) {
+func TestForkSourceProblem(t *testing.T) {
 	svc := func(st api.ServiceStatus, standby bool) *api.Service {
 		s := &api.Service{ServiceID: ptr("abcde12345"), Status: ptr(st)}
 		if standby {

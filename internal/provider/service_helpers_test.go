@@ -16,7 +16,7 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
-func TestUnitServiceAddonsForServiceType(t *testing.T) {
+func TestServiceAddonsForServiceType(t *testing.T) {
 	for _, c := range []struct {
 		serviceType string
 		want        []string
@@ -35,7 +35,7 @@ func TestUnitServiceAddonsForServiceType(t *testing.T) {
 	}
 }
 
-func TestUnitServiceAddonsMatchServiceType(t *testing.T) {
+func TestServiceAddonsMatchServiceType(t *testing.T) {
 	both := []string{"ai", "time-series"}
 	for _, c := range []struct {
 		addons      []string
@@ -60,7 +60,7 @@ func TestUnitServiceAddonsMatchServiceType(t *testing.T) {
 }
 
 // vpcEndpoint may be null, {} or missing: all mean "not attached".
-func TestUnitServiceFlattenEndpoints(t *testing.T) {
+func TestServiceFlattenEndpoints(t *testing.T) {
 	for _, c := range []struct {
 		name, json  string
 		vpcID, host string // "" = null
@@ -91,7 +91,7 @@ func TestUnitServiceFlattenEndpoints(t *testing.T) {
 	}
 }
 
-func TestUnitServiceFlattenRecord(t *testing.T) {
+func TestServiceFlattenRecord(t *testing.T) {
 	var svc api.Service
 	raw := `{"service_id":"s1","project_id":"p1","name":"n","region_code":"eu-west-1","service_type":"TIMESCALEDB",
 	  "created":"2025-01-31T12:00:00+01:00","paused":false,"status":"READY",
@@ -121,7 +121,7 @@ func TestUnitServiceFlattenRecord(t *testing.T) {
 	}
 }
 
-func TestUnitServiceReplaceRules(t *testing.T) {
+func TestServiceReplaceRules(t *testing.T) {
 	ctx := context.Background()
 	set := func(v ...string) types.Set { return serviceAddonsSet(v) }
 	ts := types.StringValue("TIMESERIESDB")
@@ -166,7 +166,7 @@ func TestUnitServiceReplaceRules(t *testing.T) {
 
 // findCreatedService resolves a lost create answer by looking: one match is adopted, several are an
 // error naming them, none means nothing was created (only services created since the attempt count).
-func TestUnitServiceFindCreated(t *testing.T) {
+func TestServiceFindCreated(t *testing.T) {
 	old := wait.LookFor
 	wait.LookFor = 300 * time.Millisecond
 	t.Cleanup(func() { wait.LookFor = old })
@@ -207,7 +207,7 @@ func TestUnitServiceFindCreated(t *testing.T) {
 
 // A service delete answered 409 while read replica sets this configuration does not manage exist
 // fails at once, naming the sets and what to do; with no set (only a busy service) it is waited out.
-func TestUnitServiceDeleteBlockedByUnknownReplicaSets(t *testing.T) {
+func TestServiceDeleteBlockedByUnknownReplicaSets(t *testing.T) {
 	srv := newTestEmulator(t)
 	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}
 	ctx := context.Background()

@@ -231,7 +231,7 @@ func unboxed(out string) string {
 
 // The replacement rules' diagnostics, without a server: refused unless allowed (the first replacing
 // attribute is the error's path), protected before anything else, and an allowed one warns.
-func TestUnitServiceReplacementGuard(t *testing.T) {
+func TestServiceReplacementGuard(t *testing.T) {
 	state := serviceResourceModel{
 		serviceFields: serviceFields{
 			ID: types.StringValue("rp1pz7uyae"), Name: types.StringValue("db"), RegionCode: types.StringValue("us-east-1"),
@@ -283,7 +283,7 @@ func TestUnitServiceReplacementGuard(t *testing.T) {
 	}
 }
 
-func TestUnitDescribeValue(t *testing.T) {
+func TestDescribeValue(t *testing.T) {
 	fork := func(src, strategy attr.Value) types.Object {
 		return types.ObjectValueMust(serviceForkAttrTypes, map[string]attr.Value{
 			"source_service_id": src, "strategy": strategy, "target_time": types.StringNull(),
@@ -312,7 +312,7 @@ func TestUnitDescribeValue(t *testing.T) {
 
 // Region codes have the API's form at plan time, for every resource that takes one; the list of
 // regions is the server's, so a well-formed region it does not offer is not refused here.
-func TestUnitRegionCode(t *testing.T) {
+func TestRegionCode(t *testing.T) {
 	ctx := context.Background()
 	check := func(s string) int {
 		var resp validator.StringResponse

@@ -10,7 +10,7 @@ import (
 )
 
 // planServiceActions is pure: state + plan -> ordered API actions, tested without a server.
-func TestUnitPlanServiceActions(t *testing.T) {
+func TestPlanServiceActions(t *testing.T) {
 	base := func() serviceResourceModel {
 		return serviceResourceModel{
 			serviceFields: serviceFields{

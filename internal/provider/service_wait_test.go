@@ -11,7 +11,7 @@ import (
 
 // Waiting for READY fails at once on statuses that cannot turn READY by waiting, names them, and
 // waits out the ones that recover.
-func TestUnitServiceWaitReadyStatuses(t *testing.T) {
+func TestServiceWaitReadyStatuses(t *testing.T) {
 	srv := newTestEmulator(t)
 	client := testClient(t, srv)
 	pd := &providerData{client: client, backoff: testBackoff}

@@ -23,7 +23,7 @@ func validateCIDR(v types.String) []string {
 	return out
 }
 
-func TestUnitValidCIDR_accepts(t *testing.T) {
+func TestValidCIDR_accepts(t *testing.T) {
 	for _, s := range []string{"10.0.0.0/16", "172.16.0.0/20", "192.168.1.0/24", "10.1.2.16/28", "100.64.0.0/16"} {
 		if errs := validateCIDR(types.StringValue(s)); len(errs) != 0 {
 			t.Errorf("%s: unexpected errors %v", s, errs)
@@ -38,7 +38,7 @@ func TestUnitValidCIDR_accepts(t *testing.T) {
 	}
 }
 
-func TestUnitValidCIDR_rejects(t *testing.T) {
+func TestValidCIDR_rejects(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"10.0.0.1/16", "Did you mean 10.0.0.0/16?"},
 		{"192.168.1.77/24", "Did you mean 192.168.1.0/24?"},
@@ -66,7 +66,7 @@ func TestUnitValidCIDR_rejects(t *testing.T) {
 	}
 }
 
-func TestUnitValidCIDR_describes(t *testing.T) {
+func TestValidCIDR_describes(t *testing.T) {
 	d := vpcCIDR().Description(context.Background())
 	if !strings.Contains(d, "/16") || !strings.Contains(d, "/28") || !strings.Contains(d, "10.0.0.0/16") {
 		t.Errorf("description %q should name the bounds and an example", d)
@@ -75,7 +75,7 @@ func TestUnitValidCIDR_describes(t *testing.T) {
 
 // Names count characters, not bytes (a 100-character non-ASCII name is valid; 129 characters are not),
 // and VPC and peering ids must be decimal strings at plan time.
-func TestUnitNetValidatorsFromLibrary(t *testing.T) {
+func TestNetValidatorsFromLibrary(t *testing.T) {
 	ctx := context.Background()
 	run := func(vs []validator.String, s string) int {
 		var resp validator.StringResponse
