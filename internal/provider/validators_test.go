@@ -103,3 +103,24 @@ func TestNetValidatorsFromLibrary(t *testing.T) {
 		}
 	}
 }
+
+// Region codes have the API's form at plan time, for every resource that takes one; the list of
+// regions is the server's, so a well-formed region it does not offer is not refused here.
+func TestRegionCode(t *testing.T) {
+	ctx := context.Background()
+	check := func(s string) int {
+		var resp validator.StringResponse
+		regionCode().ValidateString(ctx, validator.StringRequest{Path: path.Root("region_code"), ConfigValue: types.StringValue(s)}, &resp)
+		return resp.Diagnostics.ErrorsCount()
+	}
+	for _, s := range []string{"us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-southeast-1", "us-gov-west-1", "us-east-9"} {
+		if n := check(s); n != 0 {
+			t.Errorf("%q: %d errors, want none", s, n)
+		}
+	}
+	for _, s := range []string{"", "US-EAST-1", "us-east", "useast1", "us_east_1", "us-east-1a", " us-east-1", "us-east-1 ", "us east 1", "1-east-1", "eu-west-01x"} {
+		if n := check(s); n != 1 {
+			t.Errorf("%q: %d errors, want 1", s, n)
+		}
+	}
+}
