@@ -352,15 +352,7 @@ func (r *driftRig) replicaSetChange(serviceID, id, what string, call func() erro
 // in place. Before planned.go, the apply failed: "Provider produced inconsistent result after
 // apply ... .name".
 func TestAccSavedPlan_serviceRenamedAfterPlan(t *testing.T) {
-	config := func(cpu, mem int) string {
-		return fmt.Sprintf(`
-resource "dbcloud_service" "db" {
-  name       = "saved-plan-db"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, cpu, mem)
-	}
+	config := sizedService("db", "saved-plan-db", "")
 	r := newDriftRig(t, config(1000, 4))
 	const addr = "dbcloud_service.db"
 	id := r.stateAttr(addr, "id")
@@ -393,15 +385,7 @@ resource "dbcloud_service" "db" {
 // sent again) and then loses its answer (the resize was made: the provider looks instead of sending
 // it a third time). The apply exits 0 with the planned name in state.
 func TestAccSavedPlan_serviceResizeRetriedAfterOutOfBandRename(t *testing.T) {
-	config := func(cpu, mem int) string {
-		return fmt.Sprintf(`
-resource "dbcloud_service" "db" {
-  name       = "retried-db"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, cpu, mem)
-	}
+	config := sizedService("db", "retried-db", "")
 	r := newDriftRig(t, config(1000, 4))
 	const addr = "dbcloud_service.db"
 	id := r.stateAttr(addr, "id")

@@ -295,17 +295,6 @@ func (p *conflictProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.srv.ServeHTTP(w, r)
 }
 
-func proxyProviderBlock(url string) string {
-	return fmt.Sprintf(`
-provider "dbcloud" {
-  base_url   = %q
-  access_key = %q
-  secret_key = %q
-  project_id = %q
-}
-`, url+emulator.BasePath, testAccessKey, testSecretKey, testProjectID)
-}
-
 // A replica set created while its service is busy waits for READY, and a 409 from the create call is
 // waited out and the create sent again, instead of failing. A 409 that cannot clear by waiting (the set
 // is in status error) fails an update at once instead of waiting out the timeout.

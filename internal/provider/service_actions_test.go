@@ -77,7 +77,6 @@ func TestServiceActionSteps(t *testing.T) {
 type actionTest struct {
 	tf  *tfWorkdir
 	srv *emulator.Server
-	dir string
 	id  string // the service's id
 }
 
@@ -138,9 +137,7 @@ func newActionTest(t *testing.T, body string, mods ...func(*emulator.Options)) *
 func newActionTestOn(t *testing.T, tf *tfWorkdir, body string, mods ...func(*emulator.Options)) *actionTest {
 	t.Helper()
 	srv := newTestEmulator(t, mods...)
-	at := &actionTest{tf: tf, srv: srv}
-	at.write(t, providerBlock(srv)+body)
-	tf.must("init", "-input=false")
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+body)
 	tf.must("apply", "-auto-approve", "-input=false")
 	attrs, _ := at.tf.serviceState()
 	at.id, _ = attrs["id"].(string)
@@ -157,6 +154,16 @@ func newActionTestOn(t *testing.T, tf *tfWorkdir, body string, mods ...func(*emu
 	return at
 }
 
+// newActionWorkdir writes the configuration cfg for terraform tf and runs init, on the emulator srv;
+// nothing is applied.
+func newActionWorkdir(t *testing.T, tf *tfWorkdir, srv *emulator.Server, cfg string) *actionTest {
+	t.Helper()
+	at := &actionTest{tf: tf, srv: srv}
+	at.write(t, cfg)
+	tf.must("init", "-input=false")
+	return at
+}
+
 func (at *actionTest) write(t *testing.T, cfg string) {
 	t.Helper()
 	writeFile(t, filepath.Join(at.tf.dir, "main.tf"), cfg)
@@ -169,6 +176,25 @@ func (at *actionTest) invoke(t *testing.T, addr string) (string, int, []string) 
 	at.srv.ResetRequests()
 	out, code := at.tf.runCode("apply", "-auto-approve", "-input=false", "-invoke=action."+addr)
 	return out, code, at.changes(t)
+}
+
+// invokeOK invokes the action addr (what names it in failures), which must exit 0 having sent exactly
+// the state-changing calls; the service's status after it must be status (unless empty). It returns
+// the output.
+func (at *actionTest) invokeOK(t *testing.T, what, addr string, status api.ServiceStatus, calls ...string) string {
+	t.Helper()
+	out, code, ops := at.invoke(t, addr)
+	if code != 0 {
+		t.Fatalf("%s: exit code %d\n%s", what, code, out)
+	}
+	wantCalls(t, what, ops, calls...)
+	if status == "" {
+		return out
+	}
+	if st := at.status(t); st != status {
+		t.Errorf("after %s: status %s, want %s", what, st, status)
+	}
+	return out
 }
 
 // changes is the request log's state-changing calls (operation ids) in order; it fails the test for a
@@ -220,14 +246,7 @@ func TestAccServiceActions_invoke(t *testing.T) {
 	t.Parallel()
 	at := newActionTest(t, actionsConfig)
 
-	out, code, ops := at.invoke(t, "dbcloud_service_restart.restart")
-	if code != 0 {
-		t.Fatalf("restart: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "restart", ops, "stopService", "startService")
-	if st := at.status(t); st != api.READY {
-		t.Errorf("after restart: status %s, want READY", st)
-	}
+	out := at.invokeOK(t, "restart", "dbcloud_service_restart.restart", api.READY, "stopService", "startService")
 	for _, want := range []string{"stopping service " + at.id, "to become PAUSED: PAUSED", "starting service " + at.id, "to become READY: READY", "done after"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("restart: no progress message %q in the output:\n%s", want, out)
@@ -235,47 +254,25 @@ func TestAccServiceActions_invoke(t *testing.T) {
 	}
 	at.emptyPlan(t, "restart")
 
-	out, code, ops = at.invoke(t, "dbcloud_service_pause.pause")
-	if code != 0 {
-		t.Fatalf("pause: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "pause", ops, "stopService")
-	if st := at.status(t); st != api.PAUSED {
-		t.Errorf("after pause: status %s, want PAUSED", st)
-	}
+	at.invokeOK(t, "pause", "dbcloud_service_pause.pause", api.PAUSED, "stopService")
 	// paused is unset in the configuration: the next plan keeps the service paused.
 	at.emptyPlan(t, "pause")
 
-	out, code, ops = at.invoke(t, "dbcloud_service_pause.pause")
-	if code != 0 {
-		t.Fatalf("second pause: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "second pause", ops)
+	out = at.invokeOK(t, "second pause", "dbcloud_service_pause.pause", "")
 	if !words("Warning: Could not pause the service: nothing to do", "Service "+at.id+" is already PAUSED: nothing was sent.").MatchString(out) {
 		t.Errorf("second pause: no warning that nothing was done:\n%s", out)
 	}
 
-	out, code, _ = at.invoke(t, "dbcloud_service_restart.restart")
+	out, code, _ := at.invoke(t, "dbcloud_service_restart.restart")
 	if code == 0 || !words("Error: Could not restart the service", "is PAUSED", "Use the dbcloud_service_resume action").MatchString(out) {
 		t.Errorf("restart of a paused service: exit code %d, want an error:\n%s", code, out)
 	}
 	wantCalls(t, "restart of a paused service", at.changes(t))
 
-	out, code, ops = at.invoke(t, "dbcloud_service_resume.resume")
-	if code != 0 {
-		t.Fatalf("resume: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "resume", ops, "startService")
-	if st := at.status(t); st != api.READY {
-		t.Errorf("after resume: status %s, want READY", st)
-	}
+	at.invokeOK(t, "resume", "dbcloud_service_resume.resume", api.READY, "startService")
 	at.emptyPlan(t, "resume")
 
-	out, code, ops = at.invoke(t, "dbcloud_service_resume.resume")
-	if code != 0 {
-		t.Fatalf("second resume: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "second resume", ops)
+	out = at.invokeOK(t, "second resume", "dbcloud_service_resume.resume", "")
 	if !words("Warning: Could not resume the service: nothing to do", "is READY, not paused: nothing was sent.").MatchString(out) {
 		t.Errorf("second resume: no warning that nothing was done:\n%s", out)
 	}
@@ -286,16 +283,9 @@ func TestAccServiceActions_invoke(t *testing.T) {
 func TestAccServiceActions_noWait(t *testing.T) {
 	t.Parallel()
 	at := newActionTest(t, actionsConfig, func(o *emulator.Options) { o.Timing.ServicePausing = 10 * time.Minute })
-	out, code, ops := at.invoke(t, "dbcloud_service_pause.pause_nowait")
-	if code != 0 {
-		t.Fatalf("pause with wait = false: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "pause with wait = false", ops, "stopService")
-	if st := at.status(t); st != api.PAUSING {
-		t.Errorf("after pause with wait = false: status %s, want PAUSING", st)
-	}
+	at.invokeOK(t, "pause with wait = false", "dbcloud_service_pause.pause_nowait", api.PAUSING, "stopService")
 	// A pause of the PAUSING service sends nothing more and waits, here until its 2s timeout.
-	out, code, ops = at.invoke(t, "dbcloud_service_pause.pause_2s")
+	out, code, ops := at.invoke(t, "dbcloud_service_pause.pause_2s")
 	if code == 0 || !words("Warning: Could not pause the service: nothing to do", "is already PAUSING").MatchString(out) ||
 		!words("Error: Could not pause the service: timed out", "timed out after", "waiting for service "+at.id+" to become PAUSED: last status PAUSING",
 			"Raise timeouts.invoke").MatchString(out) {
@@ -359,8 +349,8 @@ func TestAccServiceActions_busy(t *testing.T) {
 	ts := httptest.NewServer(proxy)
 	t.Cleanup(ts.Close)
 	id := netTestService(t, srv, "busy-action")
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir(), id: id}
-	at.write(t, strings.Replace(providerBlock(srv), srv.URL, ts.URL+emulator.BasePath, 1)+fmt.Sprintf(`
+	at := &actionTest{tf: tf, srv: srv, id: id}
+	at.write(t, proxyProviderBlock(ts.URL)+fmt.Sprintf(`
 action "dbcloud_service_pause" "pause" {
   config {
     service_id = %q
@@ -397,15 +387,13 @@ func TestAccServiceActions_missingAndInvalid(t *testing.T) {
 	testAccPreCheck(t)
 	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
-	at := &actionTest{tf: tf, srv: srv}
-	at.write(t, providerBlock(srv)+`
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+`
 action "dbcloud_service_resume" "missing" {
   config {
     service_id = "zzzzz00000"
   }
 }
 `)
-	tf.must("init", "-input=false")
 	out, code, ops := at.invoke(t, "dbcloud_service_resume.missing")
 	if code == 0 || !words("Error: Service not found", "No service zzzzz00000 exists in project "+testProjectID, "nothing was sent", "404").MatchString(out) {
 		t.Errorf("resume of a missing service: exit code %d, want a not-found error:\n%s", code, out)
@@ -465,12 +453,5 @@ func TestAccServiceActions_interrupt(t *testing.T) {
 
 	// Invoked again, the pause sends nothing and waits for PAUSED.
 	at.srv.SetServiceStatusFor(testProjectID, at.id, api.PAUSING, 500*time.Millisecond, api.PAUSED)
-	o, code, ops := at.invoke(t, "dbcloud_service_pause.pause")
-	if code != 0 {
-		t.Fatalf("second pause: exit code %d\n%s", code, o)
-	}
-	wantCalls(t, "second pause", ops)
-	if st := at.status(t); st != api.PAUSED {
-		t.Errorf("after the second pause: status %s, want PAUSED", st)
-	}
+	at.invokeOK(t, "second pause", "dbcloud_service_pause.pause", api.PAUSED)
 }

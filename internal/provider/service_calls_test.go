@@ -303,21 +303,8 @@ func TestAccService_busyServiceWaitsAndRetries409(t *testing.T) {
 		readyAt time.Time
 		flipMu  sync.Mutex
 	)
-	cfg := func(cpu, mem int) string {
-		return fmt.Sprintf(`
-provider "dbcloud" {
-  base_url   = %q
-  access_key = %q
-  secret_key = %q
-  project_id = %q
-}
-resource "dbcloud_service" "test" {
-  name       = "busy"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, ts.URL+emulator.BasePath, testAccessKey, testSecretKey, testProjectID, cpu, mem)
-	}
+	service := sizedService("test", "busy", "")
+	cfg := func(cpu, mem int) string { return proxyProviderBlock(ts.URL) + service(cpu, mem) }
 	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{Config: cfg(1000, 4), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
 		resource.TestStep{

@@ -178,15 +178,13 @@ func TestAccServiceForkAction_invalidAndMissing(t *testing.T) {
 	testAccPreCheck(t)
 	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
-	at := &actionTest{tf: tf, srv: srv}
-	at.write(t, providerBlock(srv)+`
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+`
 action "dbcloud_service_fork" "missing" {
   config {
     service_id = "zzzzz00000"
   }
 }
 `)
-	tf.must("init", "-input=false")
 	out, code, ops := at.invoke(t, "dbcloud_service_fork.missing")
 	if code == 0 || !words("Error: Could not fork the service: not found", "No service zzzzz00000 exists", "nothing was forked", "404").MatchString(out) {
 		t.Errorf("fork of a missing service: exit code %d, want a not-found error:\n%s", code, out)

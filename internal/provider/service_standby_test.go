@@ -435,15 +435,13 @@ func TestAccServiceActions_replicaSetIDRefused(t *testing.T) {
 	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
 	primaryID, rsID := standbyTestSetUp(t, srv, "standby-action")
-	at := &actionTest{tf: tf, srv: srv}
-	at.write(t, providerBlock(srv)+fmt.Sprintf(`
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+fmt.Sprintf(`
 action "dbcloud_service_pause" "reads" {
   config {
     service_id = %q
   }
 }
 `, rsID))
-	tf.must("init", "-input=false")
 	out, code, _ := at.invoke(t, "dbcloud_service_pause.reads")
 	if code == 0 || !words(standbySummary, rsID+" is the id of read replica set", "of service "+primaryID).MatchString(out) {
 		t.Errorf("pause of a replica set id: exit code %d, want the replica set error:\n%s", code, out)

@@ -342,16 +342,23 @@ resource "dbcloud_service" "test" {
 }
 
 // sizedServiceConfig returns the configuration of dbcloud_service.test named name, with the given
-// CPU and memory and extra (lines inside the resource block, such as a timeouts block).
+// size and extra lines, on srv's provider block.
 func sizedServiceConfig(srv *emulator.Server, name, extra string) func(cpu, mem int) string {
+	service := sizedService("test", name, extra)
+	return func(cpu, mem int) string { return providerBlock(srv) + service(cpu, mem) }
+}
+
+// sizedService returns the resource block of dbcloud_service.<label> named name, with the given size
+// and extra lines.
+func sizedService(label, name, extra string) func(cpu, mem int) string {
 	return func(cpu, mem int) string {
-		return providerBlock(srv) + fmt.Sprintf(`
-resource "dbcloud_service" "test" {
+		return fmt.Sprintf(`
+resource "dbcloud_service" %q {
   name       = %q
   cpu_millis = %d
   memory_gbs = %d
 %s}
-`, name, cpu, mem, extra)
+`, label, name, cpu, mem, extra)
 	}
 }
 

@@ -259,14 +259,7 @@ resource "dbcloud_service" "logged" {
 // plan and fail at apply), with the message a refused create gives at apply, after one request.
 func TestAccCredentials_wrongKeyFailsAtPlan(t *testing.T) {
 	srv := newTestEmulator(t)
-	cfg := fmt.Sprintf(`
-provider "dbcloud" {
-  base_url   = %q
-  access_key = %q
-  secret_key = "not-the-secret-key"
-  project_id = %q
-}
-`, srv.URL, testAccessKey, testProjectID) + newResources
+	cfg := providerBlockAt(srv.URL, "not-the-secret-key") + newResources
 	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config:      cfg,
@@ -289,20 +282,13 @@ func TestAccCredentials_checkOnlyWhenPlanningCreates(t *testing.T) {
 	srv := newTestEmulator(t)
 	tf := newTF(t, tfOptions{})
 	write := func(secret string) {
-		cfg := fmt.Sprintf(`
+		tf.writeFile("main.tf", `
 terraform {
   required_providers {
     dbcloud = { source = "registry.terraform.io/dbcloud/dbcloud" }
   }
 }
-provider "dbcloud" {
-  base_url   = %q
-  access_key = %q
-  secret_key = %q
-  project_id = %q
-}
-`, srv.URL, testAccessKey, secret, testProjectID) + newResources
-		tf.writeFile("main.tf", cfg)
+`+providerBlockAt(srv.URL, secret)+newResources)
 	}
 	write("not-the-secret-key")
 	tf.must("init", "-input=false")
