@@ -14,10 +14,7 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -77,64 +74,13 @@ func (r *driftRig) savedPlan(file string, wantCode int, flags ...string) tfPlanJ
 	if code != wantCode {
 		r.t.Fatalf("terraform %s: exit code %d, want %d\n%s", strings.Join(args, " "), code, wantCode, tail(out, 60))
 	}
-	return r.show(file)
-}
-
-// show is `terraform show -json` of a saved plan.
-func (r *driftRig) show(file string) tfPlanJSON {
-	r.t.Helper()
-	out := r.tf("show", "-json", file)
-	var p tfPlanJSON
-	i := strings.Index(out, "{")
-	if i < 0 {
-		r.t.Fatalf("terraform show -json %s printed no JSON:\n%s", file, out)
-	}
-	if err := json.NewDecoder(strings.NewReader(out[i:])).Decode(&p); err != nil {
-		r.t.Fatalf("terraform show -json %s: %v", file, err)
-	}
-	return p
+	return r.w.plan(file)
 }
 
 // stateAttr is an attribute of a resource (type.name) in the state file.
 func (r *driftRig) stateAttr(addr, name string) string {
 	r.t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.w.dir, "terraform.tfstate"))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	var st struct {
-		Resources []struct {
-			Type, Name string
-			Instances  []struct {
-				Attributes map[string]any `json:"attributes"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		r.t.Fatal(err)
-	}
-	for _, res := range st.Resources {
-		if res.Type+"."+res.Name == addr && len(res.Instances) == 1 {
-			return jsonString(res.Instances[0].Attributes[name])
-		}
-	}
-	r.t.Fatalf("%s is not in the state", addr)
-	return ""
-}
-
-// tfPlanJSON is the part of `terraform show -json` of a plan that these tests read.
-type tfPlanJSON struct {
-	ResourceDrift   []tfResourceChange `json:"resource_drift"`
-	ResourceChanges []tfResourceChange `json:"resource_changes"`
-}
-
-type tfResourceChange struct {
-	Address string `json:"address"`
-	Change  struct {
-		Actions []string       `json:"actions"`
-		Before  map[string]any `json:"before"`
-		After   map[string]any `json:"after"`
-	} `json:"change"`
+	return jsonString(r.w.instance(addr)[name])
 }
 
 // find returns the change of addr in list.

@@ -111,6 +111,21 @@ func waitEmulatorEmpty(srv *emulator.Server) []emuObject {
 	}
 }
 
+// emptyPlanThenCleanDestroy checks that a plan after what has nothing to do and that a destroy
+// succeeds and leaves the emulator empty.
+func emptyPlanThenCleanDestroy(t *testing.T, srv *emulator.Server, w *tfWorkdir, what string) {
+	t.Helper()
+	if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
+		t.Errorf("the plan after %s is not empty (%v):\n%s", what, err, tail(out, 30))
+	}
+	if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
+		t.Errorf("destroy failed: %v\n%s", err, diagnostics(out))
+	}
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("after destroy the emulator still holds %v", left)
+	}
+}
+
 // tail returns the last n lines of s (for failure messages).
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

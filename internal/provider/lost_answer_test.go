@@ -115,18 +115,8 @@ func TestAccLostAnswer_createCommittedThenInterrupted(t *testing.T) {
 				t.Errorf("%s sent %d times, want 1", tc.operation, n)
 			}
 
-			// 3. nothing left to do.
-			if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
-				t.Errorf("the plan after the re-apply is not empty (%v):\n%s", err, tail(out, 30))
-			}
-
-			// 4. destroy leaves nothing.
-			if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
-				t.Errorf("destroy failed: %v\n%s", err, diagnostics(out))
-			}
-			if left := waitEmulatorEmpty(srv); len(left) > 0 {
-				t.Errorf("after destroy the emulator still holds %v", left)
-			}
+			// 3. nothing left to do; 4. destroy leaves nothing.
+			emptyPlanThenCleanDestroy(t, srv, w, "the re-apply")
 		})
 	}
 }
@@ -233,15 +223,7 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 	}
 
 	// 3. nothing left to do, then destroy.
-	if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
-		t.Errorf("the plan after the re-apply is not empty (%v):\n%s", err, tail(out, 30))
-	}
-	if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
-		t.Errorf("destroy failed: %v\n%s", err, diagnostics(out))
-	}
-	if left := waitEmulatorEmpty(srv); len(left) > 0 {
-		t.Errorf("after destroy the emulator still holds %v", left)
-	}
+	emptyPlanThenCleanDestroy(t, srv, w, "the re-apply")
 }
 
 // attachedVPCID is the id of the one VPC of the test's project.

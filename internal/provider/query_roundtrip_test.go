@@ -56,7 +56,7 @@ func TestAccQuery_generateConfigRoundTrip(t *testing.T) {
 
 	// The generated configuration imports everything and changes nothing.
 	tf.must("plan", "-input=false", "-out=import.tfplan")
-	changes := tf.plannedChanges("import.tfplan")
+	changes := tf.plan("import.tfplan").ResourceChanges
 	if len(changes) != 6 {
 		t.Errorf("the plan has %d resource changes, want 6 imports", len(changes))
 	}

@@ -50,7 +50,7 @@ resource "dbcloud_read_replica_set" "r" {
 func plannedCreates(tf *tfWorkdir, planFile string) []string {
 	tf.t.Helper()
 	var creates []string
-	for _, rc := range tf.plannedChanges(planFile) {
+	for _, rc := range tf.plan(planFile).ResourceChanges {
 		switch strings.Join(rc.Change.Actions, ",") {
 		case "create":
 			creates = append(creates, rc.Address)

@@ -2,10 +2,7 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -185,7 +182,7 @@ resource "dbcloud_service" "db" {
 	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("create: %v\n%s", err, tail(out, 30))
 	}
-	before := stateInstance(t, w.dir, addr)
+	before := w.instance(addr)
 	e := pgEndpoint{id: before["id"].(string), host: before["hostname"].(string), port: int(before["port"].(float64)),
 		password: before["initial_password"].(string)}
 	conn, err := pgLogin(ctx, e.host, e.port, e.password)
@@ -238,7 +235,7 @@ resource "dbcloud_service" "db" {
 			t.Fatalf("%s: service %s after the refused apply: found %t, status %s, region %s", c.name, e.id, ok,
 				deref(svc.Status), deref(svc.RegionCode))
 		}
-		if after := stateInstance(t, w.dir, addr); !reflect.DeepEqual(after, before) {
+		if after := w.instance(addr); !reflect.DeepEqual(after, before) {
 			t.Errorf("%s: the state changed:\nbefore %v\nafter  %v", c.name, before, after)
 		}
 		if got := pgRowOf(ctx, e); got != pgRow {
@@ -261,7 +258,7 @@ resource "dbcloud_service" "db" {
 	if svc, ok := srv.Service(testProjectID, e.id); !ok || deref(svc.Status) != api.READY {
 		t.Fatalf("create_before_destroy: service %s after the failed apply: found %t", e.id, ok)
 	}
-	if after := stateInstance(t, w.dir, addr); !reflect.DeepEqual(after, before) {
+	if after := w.instance(addr); !reflect.DeepEqual(after, before) {
 		t.Errorf("create_before_destroy: the state changed:\nbefore %v\nafter  %v", before, after)
 	}
 	if got := pgRowOf(ctx, e); got != pgRow {
@@ -285,7 +282,7 @@ resource "dbcloud_service" "db" {
 	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil || !warn.MatchString(unboxed(out)) {
 		t.Fatalf("allowed replacement: apply: %v, want success with the warning:\n%s", err, diagnostics(out))
 	}
-	if now := stateInstance(t, w.dir, addr); now["id"] == e.id || now["region_code"] != "eu-west-1" || now["allow_replacement"] != true {
+	if now := w.instance(addr); now["id"] == e.id || now["region_code"] != "eu-west-1" || now["allow_replacement"] != true {
 		t.Errorf("allowed replacement: state id %v region %v allow_replacement %v, want a new service in eu-west-1",
 			now["id"], now["region_code"], now["allow_replacement"])
 	}
@@ -306,7 +303,7 @@ resource "dbcloud_service" "db" {
 	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("removing allow_replacement: %v\n%s", err, diagnostics(out))
 	}
-	if now := stateInstance(t, w.dir, addr); now["allow_replacement"] != nil {
+	if now := w.instance(addr); now["allow_replacement"] != nil {
 		t.Errorf("after removing allow_replacement, state has %v, want null", now["allow_replacement"])
 	}
 	if n := writes() - before2; n != 0 {
@@ -315,33 +312,6 @@ resource "dbcloud_service" "db" {
 	if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, diagnostics(out))
 	}
-}
-
-// stateInstance is the attributes of a resource's current instance in the state file.
-func stateInstance(t *testing.T, dir, addr string) map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		Resources []struct {
-			Type, Name string
-			Instances  []struct {
-				Attributes map[string]any `json:"attributes"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range st.Resources {
-		if r.Type+"."+r.Name == addr && len(r.Instances) == 1 {
-			return r.Instances[0].Attributes
-		}
-	}
-	t.Fatalf("%s not in the state:\n%s", addr, b)
-	return nil
 }
 
 // pgRowOf reads the row of the notes table written by the test ("" and the error when it cannot).

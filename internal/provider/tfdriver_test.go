@@ -439,6 +439,19 @@ func (w *tfWorkdir) stateAddresses() map[string]string {
 	return ids
 }
 
+// instance returns the attributes of the one instance of the managed resource addr (type.name); the
+// test fails when the state does not hold exactly one.
+func (w *tfWorkdir) instance(addr string) map[string]any {
+	w.t.Helper()
+	for _, r := range w.state().Resources {
+		if r.Mode == "managed" && r.Type+"."+r.Name == addr && len(r.Instances) == 1 {
+			return r.Instances[0].Attributes
+		}
+	}
+	w.t.Fatalf("%s is not in the state: %+v", addr, w.state())
+	return nil
+}
+
 // serviceState returns the attributes of the state's one dbcloud_service and whether it is tainted.
 func (w *tfWorkdir) serviceState() (attrs map[string]any, tainted bool) {
 	w.t.Helper()
@@ -451,26 +464,35 @@ func (w *tfWorkdir) serviceState() (attrs map[string]any, tainted bool) {
 	return nil, false
 }
 
-// tfPlannedChange is a resource change of a saved plan.
-type tfPlannedChange struct {
+// tfPlanJSON is what the tests read of `terraform show -json` of a saved plan.
+type tfPlanJSON struct {
+	ResourceDrift   []tfResourceChange `json:"resource_drift"`
+	ResourceChanges []tfResourceChange `json:"resource_changes"`
+}
+
+type tfResourceChange struct {
 	Address string `json:"address"`
 	Change  struct {
 		Actions   []string        `json:"actions"`
+		Before    map[string]any  `json:"before"`
+		After     map[string]any  `json:"after"`
 		Importing json.RawMessage `json:"importing"`
 	} `json:"change"`
 }
 
-// plannedChanges reads the resource changes of a saved plan (terraform show -json).
-func (w *tfWorkdir) plannedChanges(planFile string) []tfPlannedChange {
+// plan reads a saved plan (terraform show -json).
+func (w *tfWorkdir) plan(planFile string) tfPlanJSON {
 	w.t.Helper()
 	out := w.must("show", "-json", planFile)
-	var p struct {
-		ResourceChanges []tfPlannedChange `json:"resource_changes"`
+	var p tfPlanJSON
+	i := strings.Index(out, "{")
+	if i < 0 {
+		w.t.Fatalf("terraform show -json %s printed no JSON:\n%s", planFile, out)
 	}
-	if err := json.Unmarshal([]byte(out), &p); err != nil {
+	if err := json.NewDecoder(strings.NewReader(out[i:])).Decode(&p); err != nil {
 		w.t.Fatalf("terraform show -json %s: %v\n%s", planFile, err, out)
 	}
-	return p.ResourceChanges
+	return p
 }
 
 // serveProviderServerForTerraform serves the provider server newServer makes (testProviderServer: the
