@@ -65,8 +65,10 @@ type tfWorkdir struct {
 // missing (the acceptance tests' CLI) or older than opts.minVersion.
 func newTF(t *testing.T, opts tfOptions) *tfWorkdir {
 	t.Helper()
-	bin := pathCLI(t)
-	if !opts.onPath {
+	var bin string
+	if opts.onPath {
+		bin = pathCLI(t)
+	} else {
 		bin = acceptanceCLI(t)
 	}
 	if opts.minVersion != "" {
