@@ -13,7 +13,7 @@ import (
 // Every action, ephemeral resource and list resource is behind the wrapper's configured guard
 // (base.go): used before the provider is configured, each answers the one "Provider not configured"
 // error and makes no call of its own.
-func TestUnitWrappersGuardUnconfigured(t *testing.T) {
+func TestWrappersGuardUnconfigured(t *testing.T) {
 	ctx := context.Background()
 	p := &dbcloudProvider{}
 	wantGuard := func(t *testing.T, name string, diags diag.Diagnostics) {

@@ -468,7 +468,7 @@ func (c *chaosRun) audit(step string) {
 	var a objectAudit
 	var dups []emuObject
 	for {
-		a = auditObjects(c.t, c.srv, c.w.dir)
+		a = auditObjects(c.t, c.srv, c.w)
 		dups = dups[:0]
 		for typ, n := range a.byType {
 			if n > chaosExpected[typ] {
@@ -533,7 +533,7 @@ func (c *chaosRun) step(i int, st chaosStep) {
 	t := c.t
 	name := fmt.Sprintf("%d %s", i+1, st.cmd.name)
 	c.w.write(chaosConfig(st.cmd.version))
-	args := []string{"apply", "-auto-approve", "-input=false", "-no-color"}
+	args := []string{"apply", "-auto-approve", "-input=false"}
 	if st.cmd.destroy {
 		args[0] = "destroy"
 	}
@@ -593,7 +593,7 @@ func (c *chaosRun) step(i int, st chaosStep) {
 	// 3. Checks.
 	if st.cmd.destroy {
 		left := waitEmulatorEmpty(c.srv)
-		ids := stateIDs(t, c.w.dir)
+		ids := c.w.stateIDs()
 		if len(left) == 0 && len(ids) == 0 {
 			c.counters.destroyClean++
 		} else {
@@ -604,7 +604,7 @@ func (c *chaosRun) step(i int, st chaosStep) {
 	}
 	c.arm(fmt.Sprintf("%d-plan", i), false, nil)
 	c.counters.plans++
-	if out, err := c.w.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); err == nil {
+	if out, err := c.w.run("plan", "-detailed-exitcode", "-input=false"); err == nil {
 		c.counters.emptyPlans++
 	} else {
 		c.fail(name, "the plan after the re-run is not empty (%v):\n%s", err, indent(planSummary(out)))
@@ -728,10 +728,10 @@ func chaosSeeds(t *testing.T) []int64 {
 // chaosUsesOtherCLI reports whether the acceptance tests run against a CLI other than the terraform
 // on PATH (a matrix run of make test): the chaos test drives the terraform on PATH, and runs once.
 func chaosUsesOtherCLI() bool {
-	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if cli == "" {
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		return false
 	}
+	cli, _ := acceptanceCLIPath()
 	onPath, err := exec.LookPath("terraform")
 	if err != nil {
 		return true

@@ -18,7 +18,7 @@ import (
 )
 
 // connectionURI is the vendor's form, and null or unknown with its endpoint.
-func TestUnitConnectionURI(t *testing.T) {
+func TestConnectionURI(t *testing.T) {
 	got := connectionURI(types.StringValue("svc.example.test"), types.Int64Value(5432))
 	if want := "postgresql://tsdbadmin@svc.example.test:5432/tsdb?sslmode=require"; got.ValueString() != want {
 		t.Errorf("connectionURI = %s, want %s", got, want)
@@ -140,7 +140,7 @@ func TestAccConnectionURI(t *testing.T) {
 var uriPattern = regexp.MustCompile(`^postgresql://tsdbadmin@[^:/@]+:[0-9]+/tsdb\?sslmode=require$`)
 
 // readOnlyConnectionURI adds the vendor's option, percent-encoded as libpq reads it.
-func TestUnitReadOnlyConnectionURI(t *testing.T) {
+func TestReadOnlyConnectionURI(t *testing.T) {
 	got := readOnlyConnectionURI(connectionURI(types.StringValue("db.example.com"), types.Int64Value(5432)))
 	want := "postgresql://tsdbadmin@db.example.com:5432/tsdb?sslmode=require&options=-c%20tsdb_admin.read_only_connection%3Dtrue"
 	if got.ValueString() != want {

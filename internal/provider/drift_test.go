@@ -14,12 +14,7 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -50,23 +45,14 @@ func newDriftRig(t *testing.T, resources string) *driftRig {
 	srv := newTestEmulator(t)
 	r := &driftRig{t: t, srv: srv, c: testClient(t, srv), ctx: context.Background()}
 	r.w = newTFWorkdir(t, srv, resources)
-	r.tf("apply", "-input=false", "-auto-approve", "-no-color")
+	r.tf("apply", "-input=false", "-auto-approve")
 	return r
 }
 
 // tfCode runs terraform and returns its output and exit code.
 func (r *driftRig) tfCode(args ...string) (string, int) {
 	r.t.Helper()
-	out, err := r.w.run(args...)
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return out, 0
-	case errors.As(err, &exit):
-		return out, exit.ExitCode()
-	}
-	r.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
-	return out, -1
+	return r.w.runCode(args...)
 }
 
 // tf runs terraform and fails the test unless it exits 0.
@@ -83,69 +69,18 @@ func (r *driftRig) tf(args ...string) string {
 // code and returns the plan as `terraform show -json` shows it.
 func (r *driftRig) savedPlan(file string, wantCode int, flags ...string) tfPlanJSON {
 	r.t.Helper()
-	args := append([]string{"plan", "-input=false", "-no-color", "-detailed-exitcode", "-out=" + file}, flags...)
+	args := append([]string{"plan", "-input=false", "-detailed-exitcode", "-out=" + file}, flags...)
 	out, code := r.tfCode(args...)
 	if code != wantCode {
 		r.t.Fatalf("terraform %s: exit code %d, want %d\n%s", strings.Join(args, " "), code, wantCode, tail(out, 60))
 	}
-	return r.show(file)
-}
-
-// show is `terraform show -json` of a saved plan.
-func (r *driftRig) show(file string) tfPlanJSON {
-	r.t.Helper()
-	out := r.tf("show", "-json", file)
-	var p tfPlanJSON
-	i := strings.Index(out, "{")
-	if i < 0 {
-		r.t.Fatalf("terraform show -json %s printed no JSON:\n%s", file, out)
-	}
-	if err := json.NewDecoder(strings.NewReader(out[i:])).Decode(&p); err != nil {
-		r.t.Fatalf("terraform show -json %s: %v", file, err)
-	}
-	return p
+	return r.w.plan(file)
 }
 
 // stateAttr is an attribute of a resource (type.name) in the state file.
 func (r *driftRig) stateAttr(addr, name string) string {
 	r.t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.w.dir, "terraform.tfstate"))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	var st struct {
-		Resources []struct {
-			Type, Name string
-			Instances  []struct {
-				Attributes map[string]any `json:"attributes"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		r.t.Fatal(err)
-	}
-	for _, res := range st.Resources {
-		if res.Type+"."+res.Name == addr && len(res.Instances) == 1 {
-			return jsonString(res.Instances[0].Attributes[name])
-		}
-	}
-	r.t.Fatalf("%s is not in the state", addr)
-	return ""
-}
-
-// tfPlanJSON is the part of `terraform show -json` of a plan that these tests read.
-type tfPlanJSON struct {
-	ResourceDrift   []tfResourceChange `json:"resource_drift"`
-	ResourceChanges []tfResourceChange `json:"resource_changes"`
-}
-
-type tfResourceChange struct {
-	Address string `json:"address"`
-	Change  struct {
-		Actions []string       `json:"actions"`
-		Before  map[string]any `json:"before"`
-		After   map[string]any `json:"after"`
-	} `json:"change"`
+	return jsonString(r.w.instance(addr)[name])
 }
 
 // find returns the change of addr in list.
@@ -363,15 +298,7 @@ func (r *driftRig) replicaSetChange(serviceID, id, what string, call func() erro
 // in place. Before planned.go, the apply failed: "Provider produced inconsistent result after
 // apply ... .name".
 func TestAccSavedPlan_serviceRenamedAfterPlan(t *testing.T) {
-	config := func(cpu, mem int) string {
-		return fmt.Sprintf(`
-resource "dbcloud_service" "db" {
-  name       = "saved-plan-db"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, cpu, mem)
-	}
+	config := sizedService("db", "saved-plan-db", "")
 	r := newDriftRig(t, config(1000, 4))
 	const addr = "dbcloud_service.db"
 	id := r.stateAttr(addr, "id")
@@ -380,7 +307,7 @@ resource "dbcloud_service" "db" {
 	r.savedPlan("resize.tfplan", 2)
 	r.serviceChange(id, "rename", func() error { _, err := r.c.RenameService(r.ctx, id, "renamed-in-console"); return err },
 		func(f serviceFields) bool { return f.Name.ValueString() == "renamed-in-console" })
-	r.tf("apply", "-input=false", "-no-color", "resize.tfplan")
+	r.tf("apply", "-input=false", "resize.tfplan")
 
 	if f, _ := r.service(id); f.CPUMillis.ValueInt64() != 2000 || f.MemoryGbs.ValueInt64() != 8 || f.Name.ValueString() != "renamed-in-console" {
 		t.Fatalf("after the saved plan: the API shows %s %d/%d, want renamed-in-console 2000/8", f.Name, f.CPUMillis.ValueInt64(), f.MemoryGbs.ValueInt64())
@@ -392,7 +319,7 @@ resource "dbcloud_service" "db" {
 	fix := r.savedPlan("fix.tfplan", 2)
 	expectActions(t, fix, map[string]string{addr: "update"})
 	expectMoves(t, "plan", fix.ResourceChanges, []attrChange{{addr, "name", "renamed-in-console", "saved-plan-db"}})
-	r.tf("apply", "-input=false", "-no-color", "fix.tfplan")
+	r.tf("apply", "-input=false", "fix.tfplan")
 	if f, _ := r.service(id); f.Name.ValueString() != "saved-plan-db" {
 		t.Errorf("after the apply the API shows name %s, want saved-plan-db", f.Name)
 	}
@@ -404,15 +331,7 @@ resource "dbcloud_service" "db" {
 // sent again) and then loses its answer (the resize was made: the provider looks instead of sending
 // it a third time). The apply exits 0 with the planned name in state.
 func TestAccSavedPlan_serviceResizeRetriedAfterOutOfBandRename(t *testing.T) {
-	config := func(cpu, mem int) string {
-		return fmt.Sprintf(`
-resource "dbcloud_service" "db" {
-  name       = "retried-db"
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, cpu, mem)
-	}
+	config := sizedService("db", "retried-db", "")
 	r := newDriftRig(t, config(1000, 4))
 	const addr = "dbcloud_service.db"
 	id := r.stateAttr(addr, "id")
@@ -442,7 +361,7 @@ resource "dbcloud_service" "db" {
 		}
 		return emulator.Decision{}
 	})
-	r.tf("apply", "-input=false", "-no-color", "resize.tfplan")
+	r.tf("apply", "-input=false", "resize.tfplan")
 	r.srv.SetInterceptor(nil)
 
 	mu.Lock()
@@ -481,7 +400,7 @@ resource "dbcloud_read_replica_set" "reader" {
 	}
 	r := &driftRig{t: t, srv: srv, c: testClient(t, srv), ctx: context.Background()}
 	r.w = newTFWorkdir(t, srv, config("DEV"))
-	r.tf("apply", "-input=false", "-auto-approve", "-no-color")
+	r.tf("apply", "-input=false", "-auto-approve")
 	const addr = "dbcloud_read_replica_set.reader"
 	id := r.stateAttr(addr, "id")
 
@@ -489,7 +408,7 @@ resource "dbcloud_read_replica_set" "reader" {
 	r.savedPlan("env.tfplan", 2)
 	r.replicaSetChange(serviceID, id, "resize", func() error { return r.c.ResizeReplicaSet(r.ctx, serviceID, id, 2000, 8) },
 		func(rs *api.ReadReplicaSet) bool { return deref(rs.CPUMillis) == 2000 && deref(rs.MemoryGbs) == 8 })
-	r.tf("apply", "-input=false", "-no-color", "env.tfplan")
+	r.tf("apply", "-input=false", "env.tfplan")
 	if rs := r.replicaSet(serviceID, id); rs == nil || replicaSetEnvironment(rs) != "PROD" {
 		t.Fatalf("after the saved plan the API shows %+v, want environment PROD", rs)
 	}
@@ -497,7 +416,7 @@ resource "dbcloud_read_replica_set" "reader" {
 	fix := r.savedPlan("fix.tfplan", 2)
 	expectActions(t, fix, map[string]string{addr: "update"})
 	expectMoves(t, "plan", fix.ResourceChanges, []attrChange{{addr, "cpu_millis", "2000", "1000"}, {addr, "memory_gbs", "8", "4"}})
-	r.tf("apply", "-input=false", "-no-color", "fix.tfplan")
+	r.tf("apply", "-input=false", "fix.tfplan")
 	if rs := r.replicaSet(serviceID, id); rs == nil || deref(rs.CPUMillis) != 1000 || deref(rs.MemoryGbs) != 4 {
 		t.Errorf("after the apply the API shows %+v, want 1000/4", rs)
 	}
@@ -525,7 +444,7 @@ resource "dbcloud_read_replica_set" "reader" {
 	const addr = "dbcloud_read_replica_set.reader"
 
 	// 1. The create, interrupted while it waits for the set to be active.
-	p := r.w.start("apply", "-auto-approve", "-input=false", "-no-color")
+	p := r.w.start("apply", "-auto-approve", "-input=false")
 	waitFor := func(what string, cond func() bool) {
 		if !waitUntil(2*time.Minute, cond) {
 			p.interrupt(t)
@@ -550,7 +469,7 @@ resource "dbcloud_read_replica_set" "reader" {
 	srv.SetReplicaSetStatus(testProjectID, serviceID, id, api.ReplicaSetStatusActive)
 	r.replicaSetChange(serviceID, id, "resize", func() error { return r.c.ResizeReplicaSet(r.ctx, serviceID, id, 2000, 8) },
 		func(rs *api.ReadReplicaSet) bool { return deref(rs.CPUMillis) == 2000 })
-	r.tf("apply", "-input=false", "-no-color", "resume.tfplan")
+	r.tf("apply", "-input=false", "resume.tfplan")
 	if rs := r.replicaSet(serviceID, id); rs == nil || replicaSetEnvironment(rs) != "PROD" {
 		t.Fatalf("after the resumed apply the API shows %+v, want environment PROD", rs)
 	}
@@ -595,12 +514,12 @@ resource "dbcloud_vpc_peering" "peer" {
 	expectActions(t, p, map[string]string{vpcAddr: "update", peerAddr: "update"})
 	_, err := r.c.RenameVPC(r.ctx, vpcID, "renamed-in-console")
 	r.must("rename VPC", err)
-	r.tf("apply", "-input=false", "-no-color", "timeouts.tfplan")
+	r.tf("apply", "-input=false", "timeouts.tfplan")
 
 	fix := r.savedPlan("fix.tfplan", 2)
 	expectActions(t, fix, map[string]string{vpcAddr: "update"})
 	expectMoves(t, "plan", fix.ResourceChanges, []attrChange{{vpcAddr, "name", "renamed-in-console", "saved-plan-net"}})
-	r.tf("apply", "-input=false", "-no-color", "fix.tfplan")
+	r.tf("apply", "-input=false", "fix.tfplan")
 	if v, err := r.c.GetVPC(r.ctx, vpcID); err != nil || deref(v.Name) != "saved-plan-net" {
 		t.Errorf("after the apply the API shows VPC %+v (%v), want name saved-plan-net", v, err)
 	}
@@ -639,7 +558,7 @@ resource "dbcloud_read_replica_set" "reader" {
 	}
 	r := &driftRig{t: t, srv: srv, c: testClient(t, srv), ctx: context.Background()}
 	r.w = newTFWorkdir(t, srv, config("", "DEV"))
-	r.tf("apply", "-input=false", "-auto-approve", "-no-color")
+	r.tf("apply", "-input=false", "-auto-approve")
 	const vpcAddr, svcAddr, rsAddr = "dbcloud_vpc.net", "dbcloud_service.db", "dbcloud_read_replica_set.reader"
 	vpcID, svcID, rsID := r.stateAttr(vpcAddr, "id"), r.stateAttr(svcAddr, "id"), r.stateAttr(rsAddr, "id")
 
@@ -657,7 +576,7 @@ resource "dbcloud_read_replica_set" "reader" {
 		return api.IsNotFound(e1) && api.IsNotFound(e2) && api.IsNotFound(e3)
 	})
 
-	out, code := r.tfCode("apply", "-input=false", "-no-color", "change.tfplan")
+	out, code := r.tfCode("apply", "-input=false", "change.tfplan")
 	if code == 0 {
 		t.Fatalf("the saved plan applied to deleted objects exited 0:\n%s", tail(out, 40))
 	}
@@ -674,9 +593,9 @@ resource "dbcloud_read_replica_set" "reader" {
 
 	again := r.savedPlan("again.tfplan", 2)
 	expectActions(t, again, map[string]string{vpcAddr: "create", svcAddr: "create", rsAddr: "create"})
-	r.tf("apply", "-input=false", "-no-color", "again.tfplan")
+	r.tf("apply", "-input=false", "again.tfplan")
 	r.savedPlan("empty.tfplan", 0)
-	if ids := stateIDs(t, r.w.dir); slices.Contains(ids["dbcloud_service"], svcID) || slices.Contains(ids["dbcloud_vpc"], vpcID) {
+	if ids := r.w.stateIDs(); slices.Contains(ids["dbcloud_service"], svcID) || slices.Contains(ids["dbcloud_vpc"], vpcID) {
 		t.Errorf("the state still holds a deleted object: %v", ids)
 	}
 }
@@ -771,7 +690,7 @@ func TestAccDrift_everyInPlaceAttribute(t *testing.T) {
 	fix := r.savedPlan("fix.tfplan", 2)
 	expectActions(t, fix, map[string]string{vpc: "update", a: "update", b: "update", rs: "update"})
 	expectMoves(t, "plan", fix.ResourceChanges, reversed(moves))
-	r.tf("apply", "-input=false", "-no-color", "fix.tfplan")
+	r.tf("apply", "-input=false", "fix.tfplan")
 
 	// The apply reached the API.
 	if v, err := r.c.GetVPC(r.ctx, vpcID); err != nil || deref(v.Name) != "drift-net" {

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -24,56 +21,31 @@ func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes about two minutes per kind of outage")
 	}
-	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tfBin == "" {
-		var err error
-		if tfBin, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("terraform is not on PATH")
-		}
-	}
+	acceptanceCLI(t)
 	t.Parallel()
-
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dbcloud"), "../..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	cliConfig := filepath.Join(t.TempDir(), "dev.tfrc")
-	overrides := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n    %q = %q\n  }\n  direct {}\n}\n",
-		"registry.terraform.io/dbcloud/dbcloud", bin, "registry.opentofu.org/dbcloud/dbcloud", bin)
-	if err := os.WriteFile(cliConfig, []byte(overrides), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	devOverrides(t) // the provider's binary, built before the kinds run
 	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) { sixRunsThroughAnOutage(t, tfBin, cliConfig, kind) })
+		t.Run(kind.String(), func(t *testing.T) { sixRunsThroughAnOutage(t, kind) })
 	}
 }
 
 // sixRunsThroughAnOutage is one kind's case of TestAccFleet_sixRunsThroughAnOutage: its own emulator,
-// six directories, and the provider that cliConfig's dev_overrides names.
-func sixRunsThroughAnOutage(t *testing.T, tfBin, cliConfig string, kind emulator.OutageKind) {
+// six directories, and the provider's binary through dev_overrides.
+func sixRunsThroughAnOutage(t *testing.T, kind emulator.OutageKind) {
 	const runs, perRun = 6, 5
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 
-	dirs := make([]string, runs)
+	dirs := make([]*tfWorkdir, runs)
 	for i := range dirs {
-		dirs[i] = t.TempDir()
-		config := `
-terraform {
-  required_providers {
-    dbcloud = { source = "dbcloud/dbcloud" }
-  }
-}
-` + providerBlock(srv) + fmt.Sprintf(`
+		dirs[i] = newTF(t, tfOptions{binary: true})
+		dirs[i].srv, dirs[i].timeout = srv, 10*time.Minute
+		dirs[i].write(fmt.Sprintf(`
 resource "dbcloud_service" "s" {
   count = %d
   name  = "run%d-${count.index}"
 }
-`, perRun, i)
-		if err := os.WriteFile(filepath.Join(dirs[i], "main.tf"), []byte(config), 0o600); err != nil {
-			t.Fatal(err)
-		}
+`, perRun, i))
 	}
 	// all runs one command in every directory at once, fails the test for each that does not exit 0,
 	// and returns the wall time and the exit status of each run.
@@ -85,13 +57,12 @@ resource "dbcloud_service" "s" {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cmd := exec.Command(tfBin, args...)
-				cmd.Dir = dir
-				cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cliConfig, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
-				out, err := cmd.CombinedOutput()
+				p := dir.start(args...)
+				err := p.waitAtMost(t, dir.timeout)
+				out := p.out.String()
 				codes[i] = -1 // not started
-				if cmd.ProcessState != nil {
-					codes[i] = cmd.ProcessState.ExitCode()
+				if p.cmd.ProcessState != nil {
+					codes[i] = p.cmd.ProcessState.ExitCode()
 				}
 				if err != nil {
 					t.Errorf("run %d: terraform %v: %v\n%s", i, args, err, out)

@@ -2,9 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,52 +17,27 @@ func TestAccFleet_parallelism30(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes about a minute")
 	}
-	tfBin, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("terraform is not on PATH")
-	}
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
-
-	reattach := serveProviderForTerraform(t, "registry.terraform.io/dbcloud/dbcloud")
-
-	dir := t.TempDir()
-	config := `
-terraform {
-  required_providers {
-    dbcloud = { source = "dbcloud/dbcloud" }
-  }
-}
-` + providerBlock(srv) + fmt.Sprintf(`
+	tf := newTF(t, tfOptions{onPath: true})
+	tf.srv = srv
+	tf.write(fmt.Sprintf(`
 resource "dbcloud_service" "fleet" {
   count = %d
   name  = "fleet-${count.index}"
 }
-`, fleetSize)
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command(tfBin, args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("terraform %v: %v\n%s", args, err, out)
-		}
-	}
+`, fleetSize))
 
-	run("init", "-input=false", "-no-color")
+	tf.must("init", "-input=false")
 	srv.ResetRequests()
 	start := time.Now()
-	run("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=30")
+	tf.must("apply", "-auto-approve", "-input=false", "-parallelism=30")
 	applyTime := time.Since(start)
 	applied := statsOf(srv.Requests())
 	if n := len(srv.Services(testProjectID)); n != fleetSize {
 		t.Errorf("%d services after apply, want %d", n, fleetSize)
 	}
-	run("destroy", "-auto-approve", "-input=false", "-no-color", "-parallelism=30")
+	tf.must("destroy", "-auto-approve", "-input=false", "-parallelism=30")
 	wall := time.Since(start)
 	all := statsOf(srv.Requests())
 

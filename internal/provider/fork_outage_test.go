@@ -132,7 +132,7 @@ func TestAccServiceForkAction_outage(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
-		at := newActionTestOn(t, roundTripTerraformWith(t, "1.14.0", outageProviderServer), forkActionOutageConfig)
+		at := newActionTestOn(t, newTerraformServing(t, "1.14.0", outageProviderServer), forkActionOutageConfig)
 		name := "fork action sent into 45 s of " + kind.String()
 		started := time.Now()
 		at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "forkService"})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -29,7 +28,7 @@ func runWithPassword(t *testing.T, uri, password attr.Value) (types.String, *fun
 
 const vendorURI = "postgresql://tsdbadmin@abc.example.com:5432/tsdb?sslmode=require"
 
-func TestUnitWithPassword(t *testing.T) {
+func TestWithPassword(t *testing.T) {
 	for _, tc := range []struct {
 		name, uri, password, want string
 	}{
@@ -69,14 +68,14 @@ func TestUnitWithPassword(t *testing.T) {
 	}
 }
 
-func TestUnitWithPasswordNullPassword(t *testing.T) {
+func TestWithPasswordNullPassword(t *testing.T) {
 	got, ferr := runWithPassword(t, types.StringValue(vendorURI), types.StringNull())
 	if ferr != nil || got.ValueString() != vendorURI {
 		t.Fatalf("null password: got %v, %v; want the URI unchanged", got, ferr)
 	}
 }
 
-func TestUnitWithPasswordErrors(t *testing.T) {
+func TestWithPasswordErrors(t *testing.T) {
 	for _, tc := range []struct{ name, uri, want string }{
 		{"empty", "", `"" is not a postgresql:// or postgres:// URI`},
 		{"other scheme", "mysql://u@h/db", `"mysql://u@h/db" is not a postgresql:// or postgres:// URI`},
@@ -168,12 +167,9 @@ output "bad" {
 // terraform on PATH) is OpenTofu.
 func acceptanceCLIIsOpenTofu(t *testing.T) bool {
 	t.Helper()
-	bin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("terraform"); err != nil {
-			return false
-		}
+	bin, err := acceptanceCLIPath()
+	if err != nil {
+		return false
 	}
 	out, err := exec.Command(bin, "version").Output()
 	if err != nil {

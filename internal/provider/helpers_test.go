@@ -69,6 +69,12 @@ func newTestEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulator.Se
 
 // providerBlock is the provider configuration that points at srv.
 func providerBlock(srv *emulator.Server) string {
+	return providerBlockAt(srv.URL, testSecretKey)
+}
+
+// providerBlockAt is the provider configuration of the tests' project and access key with the API at
+// baseURL (a proxy in front of the emulator: its URL + emulator.BasePath) and the secret key secretKey.
+func providerBlockAt(baseURL, secretKey string) string {
 	return fmt.Sprintf(`
 provider "dbcloud" {
   base_url   = %q
@@ -76,7 +82,7 @@ provider "dbcloud" {
   secret_key = %q
   project_id = %q
 }
-`, srv.URL, testAccessKey, testSecretKey, testProjectID)
+`, baseURL, testAccessKey, secretKey, testProjectID)
 }
 
 // testAccPreCheck skips an acceptance test when TF_ACC is not set (`make unit`).
@@ -484,4 +490,9 @@ func emptyPlanAfterApply(pre ...plancheck.PlanCheck) resource.ConfigPlanChecks {
 func needsWriteOnly(tc resource.TestCase) resource.TestCase {
 	tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, tfversion.SkipBelow(tfversion.Version1_11_0))
 	return tc
+}
+
+// proxyProviderBlock is the provider configuration with the API behind the proxy at url.
+func proxyProviderBlock(url string) string {
+	return providerBlockAt(url+emulator.BasePath, testSecretKey)
 }

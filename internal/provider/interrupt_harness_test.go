@@ -1,12 +1,9 @@
 package provider
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,9 +13,9 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
-// The harness of the tests that drive the real terraform binary and interrupt it (lost_answer_test.go,
-// chaos_test.go): a working directory with a configuration, commands run to the end or started and sent
-// SIGINT, and the objects of the emulator compared with the objects of the state.
+// What the tests that interrupt the real terraform binary (lost_answer_test.go, chaos_test.go) check
+// after it, with the driver of tfdriver_test.go: the objects of the emulator compared with the objects
+// of the state, and terraform's diagnostics for the failure messages.
 
 // skipUnlessAcc skips a test that drives the terraform binary unless TF_ACC is set (`make unit` runs
 // without it, `make test` and `go test` with TF_ACC=1 run it).
@@ -30,104 +27,6 @@ func skipUnlessAcc(t *testing.T) {
 	if _, err := exec.LookPath("terraform"); err != nil {
 		t.Fatalf("terraform is not on PATH: %v", err)
 	}
-}
-
-// tfWorkdir is a Terraform working directory whose provider points at srv.
-type tfWorkdir struct {
-	t   *testing.T
-	dir string
-	srv *emulator.Server
-}
-
-// newTFWorkdir writes the configuration (resources only; the provider block is added) and runs init.
-func newTFWorkdir(t *testing.T, srv *emulator.Server, resources string) *tfWorkdir {
-	t.Helper()
-	w := &tfWorkdir{t: t, dir: t.TempDir(), srv: srv}
-	w.write(resources)
-	if out, err := w.run("init", "-input=false", "-no-color"); err != nil {
-		t.Fatalf("terraform init: %v\n%s", err, out)
-	}
-	return w
-}
-
-// write replaces the configuration.
-func (w *tfWorkdir) write(resources string) {
-	w.t.Helper()
-	main := `
-terraform {
-  required_providers {
-    dbcloud = { source = "dbcloud/dbcloud" }
-  }
-}
-` + providerBlock(w.srv) + resources
-	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(main), 0o600); err != nil {
-		w.t.Fatal(err)
-	}
-}
-
-// run runs a terraform command to the end with a fresh in-process provider (five minutes at most,
-// then it is killed and the test fails).
-func (w *tfWorkdir) run(args ...string) (string, error) {
-	w.t.Helper()
-	p := w.start(args...)
-	err := p.waitAtMost(w.t, 5*time.Minute)
-	return p.out.String(), err
-}
-
-// tfProcess is a started terraform command.
-type tfProcess struct {
-	cmd  *exec.Cmd
-	out  *bytes.Buffer
-	done chan error
-	err  error
-	over bool
-}
-
-// start starts a terraform command with a fresh in-process provider.
-func (w *tfWorkdir) start(args ...string) *tfProcess {
-	w.t.Helper()
-	cmd, out := terraformCmd(w.t, w.dir, serveProviderForTerraform(w.t, interruptProviderAddr), args...)
-	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	p := &tfProcess{cmd: cmd, out: out, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
-	return p
-}
-
-// interrupt sends SIGINT (Ctrl-C) and waits for terraform to exit (it must within two minutes).
-func (p *tfProcess) interrupt(t *testing.T) {
-	t.Helper()
-	if p.over {
-		return
-	}
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Logf("SIGINT: %v", err)
-	}
-	_ = p.wait(t) // the exit status is the caller's to read (p.err)
-}
-
-// wait waits for terraform to exit (two minutes at most, then it is killed and the test fails).
-func (p *tfProcess) wait(t *testing.T) error {
-	t.Helper()
-	return p.waitAtMost(t, 2*time.Minute)
-}
-
-// waitAtMost waits for terraform to exit; after d it is killed and the test fails.
-func (p *tfProcess) waitAtMost(t *testing.T, d time.Duration) error {
-	t.Helper()
-	if p.over {
-		return p.err
-	}
-	select {
-	case p.err = <-p.done:
-	case <-time.After(d):
-		_ = p.cmd.Process.Kill()
-		p.err, p.over = <-p.done, true
-		t.Fatalf("terraform %s did not exit within %s:\n%s", strings.Join(p.cmd.Args[1:], " "), d, tail(p.out.String(), 40))
-	}
-	p.over = true
-	return p.err
 }
 
 // emuObject is an object the emulator holds, under the type of the resource that manages it.
@@ -162,31 +61,6 @@ func emulatorObjects(srv *emulator.Server) []emuObject {
 	return out
 }
 
-// stateIDs returns the ids of the state's objects by resource type (current and deposed instances).
-func stateIDs(t *testing.T, dir string) map[string][]string {
-	t.Helper()
-	ids := map[string][]string{}
-	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if os.IsNotExist(err) {
-		return ids
-	}
-	if err != nil {
-		t.Fatalf("reading the state: %v", err)
-	}
-	var st tfStateFile
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range st.Resources {
-		for _, in := range r.Instances {
-			if id, _ := in.Attributes["id"].(string); id != "" {
-				ids[r.Type] = append(ids[r.Type], id)
-			}
-		}
-	}
-	return ids
-}
-
 // objectAudit compares the emulator with the state.
 type objectAudit struct {
 	objects    []emuObject
@@ -196,10 +70,10 @@ type objectAudit struct {
 	byType     map[string]int // objects per type
 }
 
-func auditObjects(t *testing.T, srv *emulator.Server, dir string) objectAudit {
+func auditObjects(t *testing.T, srv *emulator.Server, w *tfWorkdir) objectAudit {
 	t.Helper()
 	a := objectAudit{objects: emulatorObjects(srv), byType: map[string]int{}}
-	ids := stateIDs(t, dir)
+	ids := w.stateIDs()
 	seen := map[string]bool{}
 	inEmu := map[string]bool{}
 	for _, o := range a.objects {
@@ -234,6 +108,21 @@ func waitEmulatorEmpty(srv *emulator.Server) []emuObject {
 			return left
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// emptyPlanThenCleanDestroy checks that a plan after what has nothing to do and that a destroy
+// succeeds and leaves the emulator empty.
+func emptyPlanThenCleanDestroy(t *testing.T, srv *emulator.Server, w *tfWorkdir, what string) {
+	t.Helper()
+	if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
+		t.Errorf("the plan after %s is not empty (%v):\n%s", what, err, tail(out, 30))
+	}
+	if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
+		t.Errorf("destroy failed: %v\n%s", err, diagnostics(out))
+	}
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("after destroy the emulator still holds %v", left)
 	}
 }
 

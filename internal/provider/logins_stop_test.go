@@ -1,14 +1,9 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,56 +74,4 @@ func TestRunWalk(t *testing.T) {
 	if w.planning() {
 		t.Error("a walk that applied a resource is planning")
 	}
-}
-
-var providerBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// builtProvider builds the provider's binary once per test run (the module's main package), for
-// tests that need the process as Terraform runs it: started by Terraform, stopped on its way out.
-func builtProvider(t *testing.T) string {
-	t.Helper()
-	providerBinary.once.Do(func() {
-		// One binary for every test of the run: a test's TempDir would go with the first test.
-		dir, err := os.MkdirTemp("", "dbcloud-provider-bin") //nolint:usetesting // shared by the run's tests
-		if err != nil {
-			providerBinary.err = err
-			return
-		}
-		providerBinary.path = filepath.Join(dir, "terraform-provider-dbcloud")
-		cmd := exec.Command("go", "build", "-o", providerBinary.path, "github.com/dbcloud/terraform-provider-dbcloud")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			providerBinary.err = err
-			providerBinary.path = out.String()
-		}
-	})
-	if providerBinary.err != nil {
-		t.Fatalf("building the provider: %v\n%s", providerBinary.err, providerBinary.path)
-	}
-	return providerBinary.path
-}
-
-// startBinary starts a terraform command with the built provider binary (dev_overrides in a
-// private CLI configuration, as a reader of this repository runs it), not the in-process one.
-func (w *tfWorkdir) startBinary(args ...string) *tfProcess {
-	w.t.Helper()
-	bin := builtProvider(w.t)
-	rc := filepath.Join(w.dir, "dev.tfrc")
-	cfg := "provider_installation {\n  dev_overrides {\n    \"dbcloud/dbcloud\" = \"" + filepath.Dir(bin) + "\"\n  }\n  direct {}\n}\n"
-	if err := os.WriteFile(rc, []byte(cfg), 0o600); err != nil {
-		w.t.Fatal(err)
-	}
-	cmd, out := terraformCmd(w.t, w.dir, "", args...)
-	cmd.Env = append(cmd.Env, "TF_CLI_CONFIG_FILE="+rc, "TF_REATTACH_PROVIDERS=")
-	if err := cmd.Start(); err != nil {
-		w.t.Fatal(err)
-	}
-	p := &tfProcess{cmd: cmd, out: out, done: make(chan error, 1)}
-	go func() { p.done <- cmd.Wait() }()
-	return p
 }

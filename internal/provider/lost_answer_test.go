@@ -82,7 +82,7 @@ func TestAccLostAnswer_createCommittedThenInterrupted(t *testing.T) {
 
 			// 1. apply; the create is committed, its answer withheld; SIGINT while it is outstanding.
 			committed := srv.HoldAnswer(tc.operation, 2*time.Minute)
-			p := w.start("apply", "-auto-approve", "-input=false", "-no-color")
+			p := w.start("apply", "-auto-approve", "-input=false")
 			select {
 			case <-committed:
 				p.interrupt(t)
@@ -92,19 +92,19 @@ func TestAccLostAnswer_createCommittedThenInterrupted(t *testing.T) {
 				p.interrupt(t)
 				t.Fatalf("no %s within three minutes:\n%s", tc.operation, p.out)
 			}
-			a := auditObjects(t, srv, w.dir)
+			a := auditObjects(t, srv, w)
 			t.Logf("interrupted apply (%v); %s in the emulator: %d, in state: %d; its diagnostics:\n%s",
-				p.err, tc.typ, a.byType[tc.typ], len(stateIDs(t, w.dir)[tc.typ]), diagnostics(p.out.String()))
+				p.err, tc.typ, a.byType[tc.typ], len(w.stateIDs()[tc.typ]), diagnostics(p.out.String()))
 			if a.byType[tc.typ] != 1 {
 				t.Fatalf("after the committed create, %d %s in the emulator, want 1", a.byType[tc.typ], tc.typ)
 			}
 
 			// 2. apply again: one object, the one in state.
-			out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color")
+			out, err := w.run("apply", "-auto-approve", "-input=false")
 			if err != nil {
 				t.Errorf("the apply after the interrupt failed: %v\n%s", err, diagnostics(out))
 			}
-			a = auditObjects(t, srv, w.dir)
+			a = auditObjects(t, srv, w)
 			if n := a.byType[tc.typ]; n != 1 {
 				t.Errorf("after the re-apply, %d %s in the emulator, want exactly 1 (a duplicate create): %v", n, tc.typ, a.objects)
 			}
@@ -115,18 +115,8 @@ func TestAccLostAnswer_createCommittedThenInterrupted(t *testing.T) {
 				t.Errorf("%s sent %d times, want 1", tc.operation, n)
 			}
 
-			// 3. nothing left to do.
-			if out, err := w.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
-				t.Errorf("the plan after the re-apply is not empty (%v):\n%s", err, tail(out, 30))
-			}
-
-			// 4. destroy leaves nothing.
-			if out, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-				t.Errorf("destroy failed: %v\n%s", err, diagnostics(out))
-			}
-			if left := waitEmulatorEmpty(srv); len(left) > 0 {
-				t.Errorf("after destroy the emulator still holds %v", left)
-			}
+			// 3. nothing left to do; 4. destroy leaves nothing.
+			emptyPlanThenCleanDestroy(t, srv, w, "the re-apply")
 		})
 	}
 }
@@ -186,7 +176,7 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 	})
 
 	// 1. apply, interrupted while the create waits for the attach.
-	p := w.start("apply", "-auto-approve", "-input=false", "-no-color")
+	p := w.start("apply", "-auto-approve", "-input=false")
 	select {
 	case <-interrupted:
 		p.interrupt(t)
@@ -216,7 +206,7 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 
 	// 2. apply again: it must converge on its first try.
 	before := srv.Calls("attachServiceToVPC")
-	out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := w.run("apply", "-auto-approve", "-input=false")
 	if err != nil {
 		t.Errorf("the apply after the interrupted attach failed on its first try: %v\n%s", err, diagnostics(out))
 	}
@@ -227,21 +217,13 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 	if svc, ok := srv.Service(testProjectID, serviceID); !ok || api.VPCEndpointOf(&svc) == nil || deref(api.VPCEndpointOf(&svc).VpcID) != vpcID {
 		t.Errorf("after the re-apply the service is not attached to %s", vpcID)
 	}
-	a := auditObjects(t, srv, w.dir)
+	a := auditObjects(t, srv, w)
 	if len(a.orphans) > 0 || len(a.duplicates) > 0 || len(a.objects) != 2 {
 		t.Errorf("after the re-apply: objects %v, orphans %v, duplicates %v", a.objects, a.orphans, a.duplicates)
 	}
 
 	// 3. nothing left to do, then destroy.
-	if out, err := w.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
-		t.Errorf("the plan after the re-apply is not empty (%v):\n%s", err, tail(out, 30))
-	}
-	if out, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
-		t.Errorf("destroy failed: %v\n%s", err, diagnostics(out))
-	}
-	if left := waitEmulatorEmpty(srv); len(left) > 0 {
-		t.Errorf("after destroy the emulator still holds %v", left)
-	}
+	emptyPlanThenCleanDestroy(t, srv, w, "the re-apply")
 }
 
 // attachedVPCID is the id of the one VPC of the test's project.

@@ -112,12 +112,12 @@ func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
-		tf := roundTripTerraformWith(t, "1.14.0", outageProviderServer)
+		tf := newTerraformServing(t, "1.14.0", outageProviderServer)
 		tf.env = append(tf.env, "TF_VAR_admin_password="+outageReadsPassword)
 		out := filepath.Join(t.TempDir(), "probe")
 		_, withPG := startPostgres(t)
 		at := newActionTestOn(t, tf, outageReadsConfig(out), withPG)
-		writeFile(t, filepath.Join(at.dir, "outage.tfquery.hcl"), outageReadsQuery)
+		writeFile(t, filepath.Join(at.tf.dir, "outage.tfquery.hcl"), outageReadsQuery)
 		down := func(what string, startOn string) (met func() string) {
 			at.srv.ResetRequests()
 			started := time.Now()
@@ -140,7 +140,7 @@ func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 		// uses it: the outage starts at once.
 		met := down("apply with data sources and a login", "")
 		at.tf.env = append(at.tf.env, "TF_VAR_run=2") // this run's probe, and every later command's
-		if o, code := at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false"); code != 0 {
+		if o, code := at.tf.runCode("apply", "-auto-approve", "-input=false"); code != 0 {
 			t.Fatalf("apply through the outage: exit code %d\n%s", code, o)
 		}
 		met()
@@ -152,14 +152,14 @@ func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 		if err := json.Unmarshal(b, &probe); err != nil || probe.Err != "" || probe.User == "" || probe.User == "tsdbadmin" {
 			t.Fatalf("the login of the apply: %+v (%v), want a session of a login of its own", probe, err)
 		}
-		outputs := at.tf.run(t, at.dir, "output", "-json")
+		outputs := at.tf.must("output", "-json")
 		if !strings.Contains(outputs, `"outage-reads"`) || !strings.Contains(outputs, `"READY"`) {
 			t.Errorf("the data sources' outputs after the outage: %s", outputs)
 		}
 
 		// 2. terraform query of the list resources.
 		met = down("terraform query", "")
-		o, code := at.tf.runCode(t, at.dir, "query")
+		o, code := at.tf.runCode("query")
 		if code != 0 {
 			t.Fatalf("query through the outage: exit code %d\n%s", code, o)
 		}
@@ -170,7 +170,7 @@ func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 
 		// 3. The restart action, its stop sent into the outage: one stop and one start carried out.
 		met = down("restart action", "stopService")
-		o, code = at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false", "-invoke=action.dbcloud_service_restart.restart")
+		o, code = at.tf.runCode("apply", "-auto-approve", "-input=false", "-invoke=action.dbcloud_service_restart.restart")
 		if code != 0 {
 			t.Fatalf("restart through the outage: exit code %d\n%s", code, o)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -217,5 +218,252 @@ func TestServiceReadCacheListInFlightAcrossWriteIsDropped(t *testing.T) {
 	}
 	if cpu := flattenService(r.svc).CPUMillis.ValueInt64(); cpu != 2000 {
 		t.Errorf("Read saw cpu_millis %d from a list taken before the resize, want 2000", cpu)
+	}
+}
+
+// stackEnv is an emulator holding services with one read replica set each and VPCs with peerings,
+// and a client whose writes the cache sees.
+type stackEnv struct {
+	*readCacheEnv
+	sets     map[string]string   // service id -> its replica set's id
+	peerings map[string][]string // VPC id -> its peerings' ids
+	vpcs     []string
+}
+
+func newStackEnv(t *testing.T, services, vpcs, peeringsPerVPC int) *stackEnv {
+	t.Helper()
+	env := &stackEnv{readCacheEnv: newReadCacheEnv(t, services, nil), sets: map[string]string{}, peerings: map[string][]string{}}
+	ctx := context.Background()
+	plain := testClient(t, env.srv)
+	for i, id := range env.ids {
+		rs, err := plain.CreateReplicaSet(ctx, id, api.ReadReplicaSetCreate{Name: fmt.Sprintf("rs-%d", i), Nodes: 1, CPUMillis: 500, MemoryGbs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.sets[id] = deref(rs.ID)
+	}
+	for i := range vpcs {
+		v, err := plain.CreateVPC(ctx, api.VPCCreate{Name: fmt.Sprintf("vpc-%d", i), Cidr: fmt.Sprintf("10.%d.0.0/16", i), RegionCode: "us-east-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.vpcs = append(env.vpcs, deref(v.ID))
+		for j := range peeringsPerVPC {
+			p, err := plain.CreatePeering(ctx, deref(v.ID), api.PeeringCreate{PeerAccountID: "123456789012", PeerRegionCode: "us-east-1", PeerVpcID: fmt.Sprintf("vpc-%d-%d", i, j)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.peerings[deref(v.ID)] = append(env.peerings[deref(v.ID)], deref(p.ID))
+		}
+	}
+	env.srv.ResetRequests()
+	return env
+}
+
+// calls returns the emulator's request counts of the named operations.
+func calls(srv *emulator.Server, ops ...string) map[string]int {
+	out := map[string]int{}
+	for _, op := range ops {
+		out[op] = srv.Calls(op)
+	}
+	return out
+}
+
+var readOps = []string{"listServices", "getService", "listReplicaSets", "listVPCs", "getVPC", "listPeerings", "getPeering"}
+
+// expectCalls checks the emulator's request counts of readOps (absent from want: 0).
+func expectCalls(t *testing.T, srv *emulator.Server, what string, want map[string]int) {
+	t.Helper()
+	got := calls(srv, readOps...)
+	for _, op := range readOps {
+		if got[op] != want[op] {
+			t.Errorf("%s: %v requests, want %v", what, got, want)
+			return
+		}
+	}
+}
+
+// Every Read of a stack, run at once, shares one list per list: 1 of services (replica sets
+// included), 1 of VPCs, 1 of peerings per VPC; and every record equals what its own read answers.
+func TestReadCacheEveryRecordTypeSharesItsList(t *testing.T) {
+	env := newStackEnv(t, 12, 4, 2)
+	ctx := context.Background()
+	c, client := env.cache, env.client
+	type read struct {
+		name string
+		got  func() (any, error)
+		want func() (any, error)
+	}
+	var reads []read
+	for sid, rsid := range env.sets {
+		reads = append(reads,
+			read{"service " + sid,
+				func() (any, error) { return c.GetService(ctx, sid) },
+				func() (any, error) { return client.GetService(ctx, sid) }},
+			read{"replica set " + rsid,
+				func() (any, error) { return c.GetReplicaSet(ctx, sid, rsid) },
+				func() (any, error) { return client.GetReplicaSet(ctx, sid, rsid) }},
+			read{"replica sets of " + sid,
+				func() (any, error) { return c.ListReplicaSets(ctx, sid) },
+				func() (any, error) { return client.ListReplicaSets(ctx, sid) }})
+	}
+	for vid, pids := range env.peerings {
+		reads = append(reads,
+			read{"VPC " + vid,
+				func() (any, error) { return c.GetVPC(ctx, vid) },
+				func() (any, error) { return client.GetVPC(ctx, vid) }},
+			read{"peerings of " + vid,
+				func() (any, error) { return c.ListPeerings(ctx, vid) },
+				func() (any, error) { return client.ListPeerings(ctx, vid) }})
+		for _, pid := range pids {
+			reads = append(reads, read{"peering " + pid,
+				func() (any, error) { return c.GetPeering(ctx, vid, pid) },
+				func() (any, error) { return client.GetPeering(ctx, vid, pid) }})
+		}
+	}
+	reads = append(reads,
+		read{"services", func() (any, error) { return c.ListServices(ctx) }, func() (any, error) { return client.ListServices(ctx) }},
+		read{"VPCs", func() (any, error) { return c.ListVPCs(ctx) }, func() (any, error) { return client.ListVPCs(ctx) }})
+
+	got := make([]any, len(reads))
+	var wg sync.WaitGroup
+	for i, r := range reads {
+		wg.Go(func() {
+			v, err := r.got()
+			if err != nil {
+				t.Errorf("%s: %v", r.name, err)
+			}
+			got[i] = v
+		})
+	}
+	wg.Wait()
+	expectCalls(t, env.srv, fmt.Sprintf("%d concurrent reads", len(reads)),
+		map[string]int{"listServices": 1, "listVPCs": 1, "listPeerings": len(env.vpcs)})
+	for i, r := range reads {
+		want, err := r.want()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("%s from the shared list differs from its own read:\n%#v\n%#v", r.name, got[i], want)
+		}
+	}
+}
+
+// An object missing from a fresh list is read with its own request, whose 404 decides; a service
+// missing from the list, or whose record holds no such replica set, is read the same way.
+func TestReadCacheMissIsConfirmedBySingleRead(t *testing.T) {
+	env := newStackEnv(t, 2, 1, 1)
+	ctx := context.Background()
+	c := env.cache
+	sid, vid := env.ids[0], env.vpcs[0]
+	for _, r := range []struct {
+		name string
+		read func() error
+		op   string
+	}{
+		{"replica set", func() error { _, err := c.GetReplicaSet(ctx, sid, "nosuchset1"); return err }, "listReplicaSets"},
+		{"replica set of a missing service", func() error { _, err := c.GetReplicaSet(ctx, "nosuchsvc1", "nosuchset1"); return err }, "listReplicaSets"},
+		{"VPC", func() error { _, err := c.GetVPC(ctx, "999999"); return err }, "getVPC"},
+		{"peering", func() error { _, err := c.GetPeering(ctx, vid, "999999"); return err }, "getPeering"},
+	} {
+		env.srv.ResetRequests()
+		if err := r.read(); !api.IsNotFound(err) {
+			t.Errorf("%s: want a 404 from the confirming read, got %v", r.name, err)
+		}
+		if n := env.srv.Calls(r.op); n != 1 {
+			t.Errorf("%s: %d %s requests, want 1 (the confirming read)", r.name, n, r.op)
+		}
+	}
+	// Deleted out of band: the next lists (after the TTL) do not hold them, and the single reads
+	// confirm the 404s.
+	now := c.now()
+	c.now = func() time.Time { return now }
+	env.srv.RemoveReplicaSet(testProjectID, sid, env.sets[sid])
+	env.srv.RemovePeering(testProjectID, vid, env.peerings[vid][0])
+	now = now.Add(refreshListTTL + time.Second)
+	if _, err := c.GetReplicaSet(ctx, sid, env.sets[sid]); !api.IsNotFound(err) {
+		t.Errorf("replica set deleted out of band: got %v, want a 404", err)
+	}
+	if _, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); !api.IsNotFound(err) {
+		t.Errorf("peering deleted out of band: got %v, want a 404", err)
+	}
+	env.srv.RemoveVPC(testProjectID, vid)
+	now = now.Add(refreshListTTL + time.Second)
+	if _, err := c.GetVPC(ctx, vid); !api.IsNotFound(err) {
+		t.Errorf("VPC deleted out of band: got %v, want a 404", err)
+	}
+}
+
+// A failed list falls back to the single reads (never a 404), and list readers get its error.
+func TestReadCacheFailedListFallsBackToSingleRead(t *testing.T) {
+	env := newStackEnv(t, 2, 1, 1)
+	ctx := context.Background()
+	c := env.cache
+	sid, vid := env.ids[1], env.vpcs[0]
+	for _, op := range []string{"listServices", "listVPCs", "listPeerings"} {
+		env.srv.InjectFault(op, emulator.FaultServerError, 1000)
+	}
+	if rs, err := c.GetReplicaSet(ctx, sid, env.sets[sid]); err != nil || deref(rs.ID) != env.sets[sid] {
+		t.Errorf("GetReplicaSet = %v, %v: want the single read's record", rs, err)
+	}
+	if v, err := c.GetVPC(ctx, vid); err != nil || deref(v.ID) != vid {
+		t.Errorf("GetVPC = %v, %v: want the single read's record", v, err)
+	}
+	if p, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); err != nil || deref(p.ID) != env.peerings[vid][0] {
+		t.Errorf("GetPeering = %v, %v: want the single read's record", p, err)
+	}
+	// The failed list is not asked again by the next readers (within the TTL): they read on their own.
+	lists := env.srv.Calls("listVPCs")
+	if v, err := c.GetVPC(ctx, vid); err != nil || deref(v.ID) != vid {
+		t.Errorf("GetVPC again = %v, %v: want the single read's record", v, err)
+	}
+	if n := env.srv.Calls("listVPCs"); n != lists {
+		t.Errorf("a second read asked the failed VPC list again (%d requests, then %d)", lists, n)
+	}
+	if _, err := c.ListVPCs(ctx); err == nil || api.IsNotFound(err) {
+		t.Errorf("ListVPCs with a failing list: got %v, want its 502", err)
+	}
+	if _, err := c.ListPeerings(ctx, vid); err == nil || api.IsNotFound(err) {
+		t.Errorf("ListPeerings with a failing list: got %v, want its 502", err)
+	}
+}
+
+// A write by this process drops every list: a read after it sees the API's answer from after the write.
+func TestReadCacheWriteDropsEveryList(t *testing.T) {
+	env := newStackEnv(t, 1, 1, 1)
+	ctx := context.Background()
+	c, client := env.cache, env.client
+	sid, vid := env.ids[0], env.vpcs[0]
+	if _, err := c.GetVPC(ctx, vid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetReplicaSet(ctx, sid, env.sets[sid]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.RenameVPC(ctx, vid, "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.GetVPC(ctx, vid); err != nil || deref(v.Name) != "renamed" {
+		t.Errorf("GetVPC after a rename = %v, %v: want the new name", v, err)
+	}
+	if err := client.ResizeReplicaSet(ctx, sid, env.sets[sid], 1000, 4); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := c.GetReplicaSet(ctx, sid, env.sets[sid])
+	if err != nil || int64Value(rs.CPUMillis).ValueInt64() != 1000 {
+		t.Errorf("GetReplicaSet after a resize = %+v, %v: want cpu_millis 1000", rs, err)
+	}
+	if err := client.DeletePeering(ctx, vid, env.peerings[vid][0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetPeering(ctx, vid, env.peerings[vid][0]); !api.IsNotFound(err) {
+		t.Errorf("GetPeering after its delete: got %v, want a 404", err)
+	}
+	if n := env.srv.Calls("listVPCs"); n != 2 {
+		t.Errorf("%d VPC lists, want 2 (one before the rename, one after)", n)
 	}
 }

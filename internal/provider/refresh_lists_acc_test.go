@@ -1,12 +1,7 @@
 package provider
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -51,80 +46,17 @@ resource "dbcloud_read_replica_set" "r" {
 `, vpcs, vpcs, services, services)
 }
 
-// tfRunner runs the real terraform in dir against the provider served in-process.
-type tfRunner struct {
-	t        *testing.T
-	bin, dir string
-	env      []string
-}
-
-// run runs terraform and returns its output and exit code; codes other than those allowed fail the test.
-func (r tfRunner) run(allowed []int, args ...string) (string, int) {
-	r.t.Helper()
-	cmd := exec.Command(r.bin, append(args, "-no-color")...)
-	cmd.Dir, cmd.Env = r.dir, r.env
-	out, err := cmd.CombinedOutput()
-	code := 0
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		code = exit.ExitCode()
-	case err != nil:
-		r.t.Fatalf("terraform %v: %v", args, err)
-	}
-	if !slices.Contains(allowed, code) {
-		r.t.Fatalf("terraform %v exited %d:\n%s", args, code, out)
-	}
-	return string(out), code
-}
-
-// stateIDs returns the id of every resource instance in the state, by address.
-func (r tfRunner) stateIDs() map[string]string {
-	r.t.Helper()
-	out, _ := r.run([]int{0}, "show", "-json")
-	var st struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(out), &st); err != nil {
-		r.t.Fatalf("terraform show -json: %v\n%s", err, out)
-	}
-	ids := map[string]string{}
-	for _, res := range st.Values.RootModule.Resources {
-		ids[res.Address], _ = res.Values["id"].(string)
-	}
-	return ids
-}
-
-// plannedCreates returns the addresses a saved plan creates.
-func (r tfRunner) plannedCreates(planFile string) []string {
-	r.t.Helper()
-	out, _ := r.run([]int{0}, "show", "-json", planFile)
-	var p struct {
-		ResourceChanges []struct {
-			Address string `json:"address"`
-			Change  struct {
-				Actions []string `json:"actions"`
-			} `json:"change"`
-		} `json:"resource_changes"`
-	}
-	if err := json.Unmarshal([]byte(out), &p); err != nil {
-		r.t.Fatalf("terraform show -json %s: %v", planFile, err)
-	}
+// plannedCreates returns the addresses a saved plan creates; it fails the test for any other change.
+func plannedCreates(tf *tfWorkdir, planFile string) []string {
+	tf.t.Helper()
 	var creates []string
-	for _, rc := range p.ResourceChanges {
+	for _, rc := range tf.plan(planFile).ResourceChanges {
 		switch strings.Join(rc.Change.Actions, ",") {
 		case "create":
 			creates = append(creates, rc.Address)
 		case "no-op", "read":
 		default:
-			r.t.Errorf("the plan %s %s; only creates were expected", strings.Join(rc.Change.Actions, ","), rc.Address)
+			tf.t.Errorf("the plan %s %s; only creates were expected", strings.Join(rc.Change.Actions, ","), rc.Address)
 		}
 	}
 	slices.Sort(creates)
@@ -142,32 +74,20 @@ func (r tfRunner) plannedCreates(planFile string) []string {
 //     plan is empty.
 func TestAccRefresh_mixedStackFromLists(t *testing.T) {
 	testAccPreCheck(t)
-	tfBin, err := exec.LookPath("terraform")
-	if env := os.Getenv("TF_ACC_TERRAFORM_PATH"); env != "" {
-		tfBin, err = env, nil
-	}
-	if err != nil {
-		t.Skip("terraform is not on PATH")
-	}
 	const vpcs, services = 10, 40
 	srv := newTestEmulator(t)
-	reattach := serveProviderForTerraform(t, "registry.terraform.io/dbcloud/dbcloud")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(mixedStackConfig(srv, vpcs, services)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tf := tfRunner{t: t, bin: tfBin, dir: dir,
-		env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")}
-	tf.run([]int{0}, "init", "-input=false")
-	tf.run([]int{0}, "apply", "-auto-approve", "-input=false", "-parallelism=10")
-	ids := tf.stateIDs()
+	tf := newTF(t, tfOptions{})
+	tf.writeFile("main.tf", mixedStackConfig(srv, vpcs, services))
+	tf.must("init", "-input=false")
+	tf.must("apply", "-auto-approve", "-input=false", "-parallelism=10")
+	ids := tf.stateAddresses()
 	if len(ids) != 2*vpcs+2*services {
 		t.Fatalf("%d objects in state after apply, want %d", len(ids), 2*vpcs+2*services)
 	}
 
 	// 1. A no-change plan: one list per list, nothing else, and nothing to do.
 	srv.ResetRequests()
-	tf.run([]int{0}, "plan", "-detailed-exitcode", "-input=false", "-parallelism=10")
+	tf.must("plan", "-detailed-exitcode", "-input=false", "-parallelism=10")
 	want := map[string]int{"listServices": 1, "listVPCs": 1, "listPeerings": vpcs}
 	got := map[string]int{}
 	for _, r := range srv.Requests() {
@@ -185,12 +105,12 @@ func TestAccRefresh_mixedStackFromLists(t *testing.T) {
 	srv.RemoveVPC(testProjectID, ids["dbcloud_vpc.v[1]"])
 	gone := []string{"dbcloud_read_replica_set.r[0]", "dbcloud_read_replica_set.r[1]", "dbcloud_service.s[1]",
 		"dbcloud_vpc.v[1]", "dbcloud_vpc_peering.p[0]", "dbcloud_vpc_peering.p[1]"}
-	tf.run([]int{2}, "plan", "-detailed-exitcode", "-input=false", "-out=gone.tfplan")
-	if creates := tf.plannedCreates("gone.tfplan"); !slices.Equal(creates, gone) {
+	tf.runWant(2, "plan", "-detailed-exitcode", "-input=false", "-out=gone.tfplan")
+	if creates := plannedCreates(tf, "gone.tfplan"); !slices.Equal(creates, gone) {
 		t.Errorf("after the out-of-band deletes the plan creates %v, want %v", creates, gone)
 	}
-	tf.run([]int{0}, "apply", "-refresh-only", "-auto-approve", "-input=false")
-	left := tf.stateIDs()
+	tf.must("apply", "-refresh-only", "-auto-approve", "-input=false")
+	left := tf.stateAddresses()
 	for _, addr := range gone {
 		if _, ok := left[addr]; ok {
 			t.Errorf("%s is still in state after a refresh, but it was deleted out of band", addr)
@@ -199,20 +119,20 @@ func TestAccRefresh_mixedStackFromLists(t *testing.T) {
 	if len(left) != len(ids)-len(gone) {
 		t.Errorf("%d objects in state after the refresh, want %d", len(left), len(ids)-len(gone))
 	}
-	tf.run([]int{0}, "apply", "-auto-approve", "-input=false", "-parallelism=10")
-	ids = tf.stateIDs()
+	tf.must("apply", "-auto-approve", "-input=false", "-parallelism=10")
+	ids = tf.stateAddresses()
 
 	// 3. Every list fails: a refresh removes nothing and the plan is empty.
 	for _, op := range []string{"listServices", "listVPCs", "listPeerings"} {
 		srv.InjectFault(op, emulator.FaultServerError, 1_000_000)
 	}
 	srv.ResetRequests()
-	tf.run([]int{0}, "apply", "-refresh-only", "-auto-approve", "-input=false", "-parallelism=10")
-	if after := tf.stateIDs(); fmt.Sprint(after) != fmt.Sprint(ids) {
+	tf.must("apply", "-refresh-only", "-auto-approve", "-input=false", "-parallelism=10")
+	if after := tf.stateAddresses(); fmt.Sprint(after) != fmt.Sprint(ids) {
 		t.Errorf("a refresh with failing lists changed the state:\n before %v\n after  %v", ids, after)
 	}
 	if n := srv.Calls("getVPC"); n != vpcs {
 		t.Errorf("with failing lists, %d VPCs were read on their own, want %d", n, vpcs)
 	}
-	tf.run([]int{0}, "plan", "-detailed-exitcode", "-input=false", "-parallelism=10")
+	tf.must("plan", "-detailed-exitcode", "-input=false", "-parallelism=10")
 }

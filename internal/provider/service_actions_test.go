@@ -1,12 +1,9 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,8 +19,8 @@ import (
 // terraform on PATH; skipped below 1.14, so they run on the Terraform 1.16 of the CLI matrix) with the
 // provider served in this process, as the query round trip does.
 
-// TestUnitServiceActionSteps: what each action does for each status, before any call.
-func TestUnitServiceActionSteps(t *testing.T) {
+// TestServiceActionSteps: what each action does for each status, before any call.
+func TestServiceActionSteps(t *testing.T) {
 	const id = "abcde12345"
 	for _, tc := range []struct {
 		op             serviceOp
@@ -78,9 +75,8 @@ func TestUnitServiceActionSteps(t *testing.T) {
 
 // actionTest is one test's terraform working directory with a service made by the configuration.
 type actionTest struct {
-	tf  roundTripTF
+	tf  *tfWorkdir
 	srv *emulator.Server
-	dir string
 	id  string // the service's id
 }
 
@@ -134,18 +130,16 @@ action "dbcloud_service_pause" "pause_2s" {
 func newActionTest(t *testing.T, body string, mods ...func(*emulator.Options)) *actionTest {
 	t.Helper()
 	testAccPreCheck(t)
-	return newActionTestOn(t, roundTripTerraform(t, "1.14.0"), body, mods...)
+	return newActionTestOn(t, newTerraform(t, "1.14.0"), body, mods...)
 }
 
 // newActionTestOn is newActionTest with the terraform tf (and the provider it is served).
-func newActionTestOn(t *testing.T, tf roundTripTF, body string, mods ...func(*emulator.Options)) *actionTest {
+func newActionTestOn(t *testing.T, tf *tfWorkdir, body string, mods ...func(*emulator.Options)) *actionTest {
 	t.Helper()
 	srv := newTestEmulator(t, mods...)
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
-	at.write(t, providerBlock(srv)+body)
-	tf.run(t, at.dir, "init", "-input=false")
-	tf.run(t, at.dir, "apply", "-auto-approve", "-input=false")
-	attrs, _ := readServiceState(t, at.dir)
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+body)
+	tf.must("apply", "-auto-approve", "-input=false")
+	attrs, _ := at.tf.serviceState()
 	at.id, _ = attrs["id"].(string)
 	if at.id == "" {
 		t.Fatalf("no service id in the state: %v", attrs)
@@ -155,14 +149,24 @@ func newActionTestOn(t *testing.T, tf roundTripTF, body string, mods ...func(*em
 		if svc, ok := srv.Service(testProjectID, at.id); ok && deref(svc.Status) != api.READY && deref(svc.Status) != api.PAUSED {
 			srv.SetServiceStatus(testProjectID, at.id, api.READY)
 		}
-		at.tf.run(t, at.dir, "destroy", "-auto-approve", "-input=false")
+		at.tf.must("destroy", "-auto-approve", "-input=false")
 	})
+	return at
+}
+
+// newActionWorkdir writes the configuration cfg for terraform tf and runs init, on the emulator srv;
+// nothing is applied.
+func newActionWorkdir(t *testing.T, tf *tfWorkdir, srv *emulator.Server, cfg string) *actionTest {
+	t.Helper()
+	at := &actionTest{tf: tf, srv: srv}
+	at.write(t, cfg)
+	tf.must("init", "-input=false")
 	return at
 }
 
 func (at *actionTest) write(t *testing.T, cfg string) {
 	t.Helper()
-	writeFile(t, filepath.Join(at.dir, "main.tf"), cfg)
+	writeFile(t, filepath.Join(at.tf.dir, "main.tf"), cfg)
 }
 
 // invoke runs `terraform apply -invoke=action.<addr>` with an empty request log before, and returns the
@@ -170,8 +174,27 @@ func (at *actionTest) write(t *testing.T, cfg string) {
 func (at *actionTest) invoke(t *testing.T, addr string) (string, int, []string) {
 	t.Helper()
 	at.srv.ResetRequests()
-	out, code := at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false", "-invoke=action."+addr)
+	out, code := at.tf.runCode("apply", "-auto-approve", "-input=false", "-invoke=action."+addr)
 	return out, code, at.changes(t)
+}
+
+// invokeOK invokes the action addr (what names it in failures), which must exit 0 having sent exactly
+// the state-changing calls; the service's status after it must be status (unless empty). It returns
+// the output.
+func (at *actionTest) invokeOK(t *testing.T, what, addr string, status api.ServiceStatus, calls ...string) string {
+	t.Helper()
+	out, code, ops := at.invoke(t, addr)
+	if code != 0 {
+		t.Fatalf("%s: exit code %d\n%s", what, code, out)
+	}
+	wantCalls(t, what, ops, calls...)
+	if status == "" {
+		return out
+	}
+	if st := at.status(t); st != status {
+		t.Errorf("after %s: status %s, want %s", what, st, status)
+	}
+	return out
 }
 
 // changes is the request log's state-changing calls (operation ids) in order; it fails the test for a
@@ -205,7 +228,7 @@ func (at *actionTest) status(t *testing.T) api.ServiceStatus {
 // emptyPlan checks that a plan after the action has nothing to do.
 func (at *actionTest) emptyPlan(t *testing.T, after string) {
 	t.Helper()
-	if out, code := at.tf.runCode(t, at.dir, "plan", "-input=false", "-detailed-exitcode"); code != 0 {
+	if out, code := at.tf.runCode("plan", "-input=false", "-detailed-exitcode"); code != 0 {
 		t.Errorf("after %s: the next plan is not empty (exit code %d):\n%s", after, code, out)
 	}
 }
@@ -223,14 +246,7 @@ func TestAccServiceActions_invoke(t *testing.T) {
 	t.Parallel()
 	at := newActionTest(t, actionsConfig)
 
-	out, code, ops := at.invoke(t, "dbcloud_service_restart.restart")
-	if code != 0 {
-		t.Fatalf("restart: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "restart", ops, "stopService", "startService")
-	if st := at.status(t); st != api.READY {
-		t.Errorf("after restart: status %s, want READY", st)
-	}
+	out := at.invokeOK(t, "restart", "dbcloud_service_restart.restart", api.READY, "stopService", "startService")
 	for _, want := range []string{"stopping service " + at.id, "to become PAUSED: PAUSED", "starting service " + at.id, "to become READY: READY", "done after"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("restart: no progress message %q in the output:\n%s", want, out)
@@ -238,47 +254,25 @@ func TestAccServiceActions_invoke(t *testing.T) {
 	}
 	at.emptyPlan(t, "restart")
 
-	out, code, ops = at.invoke(t, "dbcloud_service_pause.pause")
-	if code != 0 {
-		t.Fatalf("pause: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "pause", ops, "stopService")
-	if st := at.status(t); st != api.PAUSED {
-		t.Errorf("after pause: status %s, want PAUSED", st)
-	}
+	at.invokeOK(t, "pause", "dbcloud_service_pause.pause", api.PAUSED, "stopService")
 	// paused is unset in the configuration: the next plan keeps the service paused.
 	at.emptyPlan(t, "pause")
 
-	out, code, ops = at.invoke(t, "dbcloud_service_pause.pause")
-	if code != 0 {
-		t.Fatalf("second pause: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "second pause", ops)
+	out = at.invokeOK(t, "second pause", "dbcloud_service_pause.pause", "")
 	if !words("Warning: Could not pause the service: nothing to do", "Service "+at.id+" is already PAUSED: nothing was sent.").MatchString(out) {
 		t.Errorf("second pause: no warning that nothing was done:\n%s", out)
 	}
 
-	out, code, _ = at.invoke(t, "dbcloud_service_restart.restart")
+	out, code, _ := at.invoke(t, "dbcloud_service_restart.restart")
 	if code == 0 || !words("Error: Could not restart the service", "is PAUSED", "Use the dbcloud_service_resume action").MatchString(out) {
 		t.Errorf("restart of a paused service: exit code %d, want an error:\n%s", code, out)
 	}
 	wantCalls(t, "restart of a paused service", at.changes(t))
 
-	out, code, ops = at.invoke(t, "dbcloud_service_resume.resume")
-	if code != 0 {
-		t.Fatalf("resume: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "resume", ops, "startService")
-	if st := at.status(t); st != api.READY {
-		t.Errorf("after resume: status %s, want READY", st)
-	}
+	at.invokeOK(t, "resume", "dbcloud_service_resume.resume", api.READY, "startService")
 	at.emptyPlan(t, "resume")
 
-	out, code, ops = at.invoke(t, "dbcloud_service_resume.resume")
-	if code != 0 {
-		t.Fatalf("second resume: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "second resume", ops)
+	out = at.invokeOK(t, "second resume", "dbcloud_service_resume.resume", "")
 	if !words("Warning: Could not resume the service: nothing to do", "is READY, not paused: nothing was sent.").MatchString(out) {
 		t.Errorf("second resume: no warning that nothing was done:\n%s", out)
 	}
@@ -289,16 +283,9 @@ func TestAccServiceActions_invoke(t *testing.T) {
 func TestAccServiceActions_noWait(t *testing.T) {
 	t.Parallel()
 	at := newActionTest(t, actionsConfig, func(o *emulator.Options) { o.Timing.ServicePausing = 10 * time.Minute })
-	out, code, ops := at.invoke(t, "dbcloud_service_pause.pause_nowait")
-	if code != 0 {
-		t.Fatalf("pause with wait = false: exit code %d\n%s", code, out)
-	}
-	wantCalls(t, "pause with wait = false", ops, "stopService")
-	if st := at.status(t); st != api.PAUSING {
-		t.Errorf("after pause with wait = false: status %s, want PAUSING", st)
-	}
+	at.invokeOK(t, "pause with wait = false", "dbcloud_service_pause.pause_nowait", api.PAUSING, "stopService")
 	// A pause of the PAUSING service sends nothing more and waits, here until its 2s timeout.
-	out, code, ops = at.invoke(t, "dbcloud_service_pause.pause_2s")
+	out, code, ops := at.invoke(t, "dbcloud_service_pause.pause_2s")
 	if code == 0 || !words("Warning: Could not pause the service: nothing to do", "is already PAUSING").MatchString(out) ||
 		!words("Error: Could not pause the service: timed out", "timed out after", "waiting for service "+at.id+" to become PAUSED: last status PAUSING",
 			"Raise timeouts.invoke").MatchString(out) {
@@ -315,7 +302,7 @@ func TestAccServiceActions_noWait(t *testing.T) {
 // reference to the triggering resource is a cycle, see the Day-2 operations guide).
 func TestAccServiceActions_trigger(t *testing.T) {
 	t.Parallel()
-	roundTripTerraform(t, "1.16")
+	newTerraform(t, "1.16")
 	cfg := func(name string) string {
 		return fmt.Sprintf(`
 resource "dbcloud_service" "s" {
@@ -340,7 +327,7 @@ action "dbcloud_service_restart" "restart" {
 
 	at.write(t, providerBlock(at.srv)+cfg("day2-renamed"))
 	at.srv.ResetRequests()
-	out := at.tf.run(t, at.dir, "apply", "-auto-approve", "-input=false")
+	out := at.tf.must("apply", "-auto-approve", "-input=false")
 	wantCalls(t, "rename with an after_update trigger", at.changes(t), "renameService", "stopService", "startService")
 	if !strings.Contains(out, "1 changed") || !strings.Contains(out, "Action complete: action.dbcloud_service_restart.restart (triggered by dbcloud_service.s)") {
 		t.Errorf("the apply did not update the service in place and then run the triggered restart:\n%s", out)
@@ -356,21 +343,21 @@ action "dbcloud_service_restart" "restart" {
 func TestAccServiceActions_busy(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	tf := roundTripTerraform(t, "1.14.0")
+	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
 	proxy := &svcConflictProxy{srv: srv}
 	ts := httptest.NewServer(proxy)
 	t.Cleanup(ts.Close)
 	id := netTestService(t, srv, "busy-action")
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir(), id: id}
-	at.write(t, strings.Replace(providerBlock(srv), srv.URL, ts.URL+emulator.BasePath, 1)+fmt.Sprintf(`
+	at := &actionTest{tf: tf, srv: srv, id: id}
+	at.write(t, proxyProviderBlock(ts.URL)+fmt.Sprintf(`
 action "dbcloud_service_pause" "pause" {
   config {
     service_id = %q
   }
 }
 `, id))
-	tf.run(t, at.dir, "init", "-input=false")
+	tf.must("init", "-input=false")
 	proxy.mu.Lock()
 	proxy.suffix, proxy.conflicts = "/stop", 2
 	proxy.mu.Unlock()
@@ -398,17 +385,15 @@ action "dbcloud_service_pause" "pause" {
 func TestAccServiceActions_missingAndInvalid(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	tf := roundTripTerraform(t, "1.14.0")
+	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
-	at.write(t, providerBlock(srv)+`
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+`
 action "dbcloud_service_resume" "missing" {
   config {
     service_id = "zzzzz00000"
   }
 }
 `)
-	tf.run(t, at.dir, "init", "-input=false")
 	out, code, ops := at.invoke(t, "dbcloud_service_resume.missing")
 	if code == 0 || !words("Error: Service not found", "No service zzzzz00000 exists in project "+testProjectID, "nothing was sent", "404").MatchString(out) {
 		t.Errorf("resume of a missing service: exit code %d, want a not-found error:\n%s", code, out)
@@ -442,31 +427,18 @@ func TestAccServiceActions_interrupt(t *testing.T) {
 	t.Parallel()
 	at := newActionTest(t, actionsConfig, func(o *emulator.Options) { o.Timing.ServicePausing = 10 * time.Minute })
 	at.srv.ResetRequests()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, at.tf.bin, "apply", "-auto-approve", "-input=false", "-no-color", "-invoke=action.dbcloud_service_pause.pause")
-	cmd.Dir, cmd.Env = at.dir, at.tf.env
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := at.tf.start("apply", "-auto-approve", "-input=false", "-invoke=action.dbcloud_service_pause.pause")
 	// Wait until the stop was accepted and the action polls the PAUSING service, then Ctrl-C.
 	deadline := time.Now().Add(2 * time.Minute)
 	for (at.srv.Calls("stopService") == 0 || at.status(t) != api.PAUSING || at.srv.Calls("getService") < 4) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if at.srv.Calls("stopService") == 0 {
-		_ = cmd.Process.Kill()
-		t.Fatalf("the action sent no stop:\n%s", out.String())
+		_ = p.cmd.Process.Kill()
+		t.Fatalf("the action sent no stop:\n%s", p.out)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("terraform did not stop after the interrupt:\n%s", out.String())
-	}
+	p.interrupt(t)
+	err, out := p.err, p.out
 	// The provider stops its wait at once and answers an error, but terraform-plugin-go's server
 	// sends no event once Terraform has asked the provider to stop (its InvokeAction returns when the
 	// stop context is done), so Terraform shows neither that error nor a completion, and exits 0.
@@ -481,12 +453,5 @@ func TestAccServiceActions_interrupt(t *testing.T) {
 
 	// Invoked again, the pause sends nothing and waits for PAUSED.
 	at.srv.SetServiceStatusFor(testProjectID, at.id, api.PAUSING, 500*time.Millisecond, api.PAUSED)
-	o, code, ops := at.invoke(t, "dbcloud_service_pause.pause")
-	if code != 0 {
-		t.Fatalf("second pause: exit code %d\n%s", code, o)
-	}
-	wantCalls(t, "second pause", ops)
-	if st := at.status(t); st != api.PAUSED {
-		t.Errorf("after the second pause: status %s, want PAUSED", st)
-	}
+	at.invokeOK(t, "second pause", "dbcloud_service_pause.pause", api.PAUSED)
 }

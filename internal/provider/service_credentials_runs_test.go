@@ -139,13 +139,13 @@ func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
 	apply := func(what string, v []string) string {
 		t.Helper()
 		start := time.Now()
-		o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...)
+		o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false"}, v...)...)
 		if err != nil {
 			t.Fatalf("%s: one terraform apply failed: %v\n%s", what, err, tail(o, 60))
 		}
 		t.Logf("%s: one apply, %s", what, time.Since(start).Round(100*time.Millisecond))
 		applied := o
-		o, err = w.run(append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, v...)...)
+		o, err = w.run(append([]string{"plan", "-detailed-exitcode", "-input=false"}, v...)...)
 		if err != nil {
 			t.Fatalf("%s: the plan after the apply is not empty (%v):\n%s", what, err, tail(o, 40))
 		}
@@ -160,7 +160,7 @@ func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
 	}
 	serviceID := func() string {
 		t.Helper()
-		attrs, _ := readServiceState(t, w.dir)
+		attrs, _ := w.serviceState()
 		id, _ := attrs["id"].(string)
 		return id
 	}
@@ -227,7 +227,7 @@ func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
 	if err := waitStatus(ctx, client, second, api.PAUSED); err != nil {
 		t.Fatal(err)
 	}
-	o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false", "-no-color"}, vars("second-Pw/2", 2, "eu-west-1")...)...)
+	o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false"}, vars("second-Pw/2", 2, "eu-west-1")...)...)
 	if err != nil {
 		t.Fatalf("destroy of the paused service with logins: %v\n%s", err, tail(o, 40))
 	}
@@ -252,7 +252,7 @@ func TestAccServiceCredentials_interrupted(t *testing.T) {
 	marker := filepath.Join(out, "started.json")
 	w := newTFWorkdir(t, srv, runsBase)
 	v := []string{"-var", "admin_password=admin-Pw/1", "-var", "password_version=1", "-var", "region=us-east-1"}
-	if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...); err != nil {
+	if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false"}, v...)...); err != nil {
 		t.Fatalf("apply: %v\n%s", err, tail(o, 40))
 	}
 	w.write(runsBase + fmt.Sprintf(`
@@ -277,7 +277,7 @@ resource "terraform_data" "job" {
 	// The provider's binary, as users run it: Terraform does not close the logins after Ctrl-C, and
 	// nothing of the provider is running while the provisioner is; the provider drops them when
 	// Terraform stops it on the way out.
-	p := w.startBinary(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v...)...)
+	p := w.startBinary(append([]string{"apply", "-auto-approve", "-input=false"}, v...)...)
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		if _, err := os.Stat(marker); err == nil {
@@ -294,7 +294,7 @@ resource "terraform_data" "job" {
 		t.Fatalf("the job's login: %+v, %v", r, err)
 	}
 	p.interrupt(t)
-	attrs, _ := readServiceState(t, w.dir)
+	attrs, _ := w.serviceState()
 	id, _ := attrs["id"].(string)
 	in := pg.Instance(id)
 	admin, err := pgLogin(ctx, in.Host(), in.Port(), "admin-Pw/1")
@@ -344,7 +344,7 @@ resource "terraform_data" "job" {
 	}{
 		{"wrong password", func(*tfWorkdir) string { return "not-the-password" }},
 		{"service already gone", func(w *tfWorkdir) string {
-			attrs, _ := readServiceState(t, w.dir)
+			attrs, _ := w.serviceState()
 			id, _ := attrs["id"].(string)
 			if err := client.DeleteService(ctx, id); err != nil {
 				t.Fatal(err)
@@ -357,14 +357,14 @@ resource "terraform_data" "job" {
 			v := func(pw string) []string {
 				return []string{"-var", "admin_password=" + pw, "-var", "password_version=1", "-var", "region=us-east-1"}
 			}
-			if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false", "-no-color"}, v("admin-Pw/1")...)...); err != nil {
+			if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false"}, v("admin-Pw/1")...)...); err != nil {
 				t.Fatalf("apply: %v\n%s", err, tail(o, 40))
 			}
 			pw := c.before(w)
-			if o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false", "-no-color"}, v(pw)...)...); err != nil {
+			if o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false"}, v(pw)...)...); err != nil {
 				t.Fatalf("destroy (%s): %v\n%s", c.name, err, diagnostics(o))
 			}
-			if ids := stateIDs(t, w.dir); len(ids) != 0 {
+			if ids := w.stateIDs(); len(ids) != 0 {
 				t.Errorf("left in state after the destroy: %v", ids)
 			}
 		})

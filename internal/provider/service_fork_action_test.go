@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,7 +22,7 @@ import (
 // acceptance tests' terraform: -invoke from Terraform 1.14, and the before_destroy action trigger with
 // caller.id from Terraform 1.16 (the Terraform of the CLI matrix, TERRAFORM_NEXT_VERSION, runs them).
 
-func TestUnitDefaultForkName(t *testing.T) {
+func TestDefaultForkName(t *testing.T) {
 	at := time.Date(2026, 11, 25, 18, 24, 42, 0, time.FixedZone("CET", 3600))
 	if got, want := defaultForkName("orders", at), "orders-20261125T172442Z"; got != want {
 		t.Errorf("defaultForkName = %q, want %q (UTC)", got, want)
@@ -36,7 +34,7 @@ func TestUnitDefaultForkName(t *testing.T) {
 	}
 }
 
-func TestUnitForkSourceProblem(t *testing.T) {
+func TestForkSourceProblem(t *testing.T) {
 	svc := func(st api.ServiceStatus, standby bool) *api.Service {
 		s := &api.Service{ServiceID: ptr("abcde12345"), Status: ptr(st)}
 		if standby {
@@ -178,17 +176,15 @@ func TestAccServiceForkAction_invoke(t *testing.T) {
 func TestAccServiceForkAction_invalidAndMissing(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	tf := roundTripTerraform(t, "1.14.0")
+	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
-	at.write(t, providerBlock(srv)+`
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+`
 action "dbcloud_service_fork" "missing" {
   config {
     service_id = "zzzzz00000"
   }
 }
 `)
-	tf.run(t, at.dir, "init", "-input=false")
 	out, code, ops := at.invoke(t, "dbcloud_service_fork.missing")
 	if code == 0 || !words("Error: Could not fork the service: not found", "No service zzzzz00000 exists", "nothing was forked", "404").MatchString(out) {
 		t.Errorf("fork of a missing service: exit code %d, want a not-found error:\n%s", code, out)
@@ -252,14 +248,13 @@ action "dbcloud_service_fork" "final" {
 // terraform destroy with a before_destroy fork, on a service with real PostgreSQL: the copy is made
 // first (paused), a row written before the destroy is on it, the source is gone.
 func TestAccServiceForkAction_beforeDestroyPostgres(t *testing.T) {
-	tf := roundTripTerraform(t, "1.16")
+	tf := newTerraform(t, "1.16")
 	srv, _ := newPostgresEmulator(t)
 	ctx := t.Context()
-	dir := t.TempDir()
-	writeFile(t, dir+"/main.tf", providerBlock(srv)+fmt.Sprintf(finalCopyConfig, ""))
-	tf.run(t, dir, "init", "-input=false")
-	tf.run(t, dir, "apply", "-auto-approve", "-input=false")
-	attrs, _ := readServiceState(t, dir)
+	tf.writeFile("main.tf", providerBlock(srv)+fmt.Sprintf(finalCopyConfig, ""))
+	tf.must("init", "-input=false")
+	tf.must("apply", "-auto-approve", "-input=false")
+	attrs, _ := tf.serviceState()
 	source, _ := attrs["id"].(string)
 	host, _ := attrs["hostname"].(string)
 	port, _ := attrs["port"].(float64)
@@ -276,7 +271,7 @@ func TestAccServiceForkAction_beforeDestroyPostgres(t *testing.T) {
 	_ = conn.Close(ctx)
 
 	srv.ResetRequests()
-	out := tf.run(t, dir, "destroy", "-auto-approve", "-input=false")
+	out := tf.must("destroy", "-auto-approve", "-input=false")
 	forks := forksOf(srv, source)
 	if len(forks) != 1 {
 		t.Fatalf("%d forks of %s after the destroy, want 1:\n%s", len(forks), source, out)
@@ -321,7 +316,7 @@ func TestAccServiceForkAction_beforeDestroyPostgres(t *testing.T) {
 // action's error into a warning there; the provider refuses the delete).
 func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 	t.Parallel()
-	roundTripTerraform(t, "1.16")
+	newTerraform(t, "1.16")
 	cfg := func(count string) string {
 		return fmt.Sprintf(finalCopyConfig, "  count = "+count)
 	}
@@ -334,7 +329,7 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 		if _, ok := at.srv.Service(testProjectID, at.id); !ok {
 			t.Fatalf("%s: the service is gone", what)
 		}
-		if ids := stateIDs(t, at.dir)["dbcloud_service"]; len(ids) != 1 || ids[0] != at.id {
+		if ids := at.tf.stateIDs()["dbcloud_service"]; len(ids) != 1 || ids[0] != at.id {
 			t.Errorf("%s: the state holds services %v, want [%s]", what, ids, at.id)
 		}
 	}
@@ -343,7 +338,7 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 	at.srv.PauseService(testProjectID, at.id)
 	at.write(t, providerBlock(at.srv)+cfg("0"))
 	at.srv.ResetRequests()
-	out, code := at.tf.runCode(t, at.dir, "apply", "-auto-approve", "-input=false")
+	out, code := at.tf.runCode("apply", "-auto-approve", "-input=false")
 	if code == 0 || !words("Error: Could not fork the service", "is PAUSED", "nothing was forked").MatchString(out) {
 		t.Errorf("apply removing a paused service: exit code %d, want the fork's error:\n%s", code, out)
 	}
@@ -353,7 +348,7 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 	// 2. The same with terraform destroy: Terraform goes on after the failed action, the provider refuses.
 	at.write(t, providerBlock(at.srv)+cfg("1"))
 	at.srv.ResetRequests()
-	out, code = at.tf.runCode(t, at.dir, "destroy", "-auto-approve", "-input=false")
+	out, code = at.tf.runCode("destroy", "-auto-approve", "-input=false")
 	if code == 0 || !words("Error: Service not deleted: its copy was not made", "did not finish: Could not fork the service", "is PAUSED").MatchString(out) {
 		t.Errorf("destroy of a paused service: exit code %d, want the provider's refusal:\n%s", code, out)
 	}
@@ -365,7 +360,7 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 	at.srv.SetServiceStatus(testProjectID, at.id, api.READY)
 	at.srv.InjectFault("forkService", emulator.FaultEchoBody, 1)
 	at.srv.ResetRequests()
-	out, code = at.tf.runCode(t, at.dir, "destroy", "-auto-approve", "-input=false")
+	out, code = at.tf.runCode("destroy", "-auto-approve", "-input=false")
 	if code == 0 || !words("Error: Service not deleted: its copy was not made", "did not finish: Could not fork the service").MatchString(out) {
 		t.Errorf("destroy with a failing fork call: exit code %d, want the provider's refusal:\n%s", code, out)
 	}
@@ -381,7 +376,7 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 	// copy, the source gone.
 	at.srv.InjectFault("forkService", emulator.FaultServerError, 1)
 	at.srv.ResetRequests()
-	out = at.tf.run(t, at.dir, "destroy", "-auto-approve", "-input=false")
+	out = at.tf.must("destroy", "-auto-approve", "-input=false")
 	if n := len(forksOf(at.srv, at.id)); n != 1 {
 		t.Errorf("after the destroy, %d forks, want 1:\n%s", n, out)
 	}
@@ -398,32 +393,19 @@ func TestAccServiceForkAction_beforeDestroyFails(t *testing.T) {
 // fork; the source is not deleted and stays in state; the plan after is empty.
 func TestAccServiceForkAction_lostAnswerInterrupted(t *testing.T) {
 	t.Parallel()
-	roundTripTerraform(t, "1.16")
+	newTerraform(t, "1.16")
 	at := newActionTest(t, fmt.Sprintf(finalCopyConfig, ""))
 	committed := at.srv.HoldAnswer("forkService", 2*time.Minute)
 	at.srv.ResetRequests()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, at.tf.bin, "destroy", "-auto-approve", "-input=false", "-no-color")
-	cmd.Dir, cmd.Env = at.dir, at.tf.env
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := at.tf.start("destroy", "-auto-approve", "-input=false")
 	select {
 	case <-committed:
 	case <-time.After(3 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatalf("no fork within three minutes:\n%s", out.String())
+		_ = p.cmd.Process.Kill()
+		t.Fatalf("no fork within three minutes:\n%s", p.out)
 	}
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	err := cmd.Wait()
-	if ctx.Err() != nil {
-		t.Fatalf("terraform did not stop after the interrupt:\n%s", out.String())
-	}
+	p.interrupt(t)
+	err, out := p.err, p.out
 	t.Logf("the interrupted destroy exited: %v\n%s", err, out.String())
 
 	forks := forksOf(at.srv, at.id)
@@ -470,7 +452,7 @@ func TestAccServiceForkAction_lostAnswerInterrupted(t *testing.T) {
 	if _, ok := at.srv.Service(testProjectID, at.id); !ok {
 		t.Fatalf("the source is gone")
 	}
-	if ids := stateIDs(t, at.dir)["dbcloud_service"]; len(ids) != 1 || ids[0] != at.id {
+	if ids := at.tf.stateIDs()["dbcloud_service"]; len(ids) != 1 || ids[0] != at.id {
 		t.Errorf("the state holds services %v, want [%s]", ids, at.id)
 	}
 	at.emptyPlan(t, "the interrupted destroy")

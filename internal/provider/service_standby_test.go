@@ -169,26 +169,26 @@ resource "dbcloud_service" "x" {
 	}
 	w := newTFWorkdir(t, srv, cfg("standby-state"))
 	// A state as an older version left it: the primary's record under the replica set's id.
-	if out, err := w.run("import", "-input=false", "-no-color", "dbcloud_service.x", primaryID); err != nil {
+	if out, err := w.run("import", "-input=false", "dbcloud_service.x", primaryID); err != nil {
 		t.Fatalf("terraform import: %v\n%s", err, out)
 	}
 	standbyRewriteStateID(t, w.dir, primaryID, rsID)
 	refused := standbyRefused(primaryID, rsID)
 
-	out, err := w.run("plan", "-input=false", "-no-color")
+	out, err := w.run("plan", "-input=false")
 	if err == nil || !refused.MatchString(out) {
 		t.Fatalf("plan: err %v, want the replica set error; output:\n%s", err, out)
 	}
 	w.write(cfg("renamed"))
-	out, err = w.run("apply", "-refresh=false", "-auto-approve", "-input=false", "-no-color")
+	out, err = w.run("apply", "-refresh=false", "-auto-approve", "-input=false")
 	if err == nil || !refused.MatchString(out) {
 		t.Fatalf("apply -refresh=false of a rename: err %v, want the replica set error; output:\n%s", err, out)
 	}
-	out, err = w.run("destroy", "-refresh=false", "-auto-approve", "-input=false", "-no-color")
+	out, err = w.run("destroy", "-refresh=false", "-auto-approve", "-input=false")
 	if err == nil || !refused.MatchString(out) {
 		t.Fatalf("destroy -refresh=false: err %v, want the replica set error; output:\n%s", err, out)
 	}
-	if ids := stateIDs(t, w.dir)["dbcloud_service"]; len(ids) != 1 || ids[0] != rsID {
+	if ids := w.stateIDs()["dbcloud_service"]; len(ids) != 1 || ids[0] != rsID {
 		t.Errorf("state ids after the refused operations = %v, want [%s] (kept)", ids, rsID)
 	}
 	if err := standbyNoChangeSent(srv, rsID); err != nil {
@@ -432,18 +432,16 @@ func TestServiceReadCacheLeavesStandbysToGet(t *testing.T) {
 func TestAccServiceActions_replicaSetIDRefused(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
-	tf := roundTripTerraform(t, "1.14.0")
+	tf := newTerraform(t, "1.14.0")
 	srv := newTestEmulator(t)
 	primaryID, rsID := standbyTestSetUp(t, srv, "standby-action")
-	at := &actionTest{tf: tf, srv: srv, dir: t.TempDir()}
-	at.write(t, providerBlock(srv)+fmt.Sprintf(`
+	at := newActionWorkdir(t, tf, srv, providerBlock(srv)+fmt.Sprintf(`
 action "dbcloud_service_pause" "reads" {
   config {
     service_id = %q
   }
 }
 `, rsID))
-	tf.run(t, at.dir, "init", "-input=false")
 	out, code, _ := at.invoke(t, "dbcloud_service_pause.reads")
 	if code == 0 || !words(standbySummary, rsID+" is the id of read replica set", "of service "+primaryID).MatchString(out) {
 		t.Errorf("pause of a replica set id: exit code %d, want the replica set error:\n%s", code, out)

@@ -2,128 +2,402 @@ package provider
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// planServiceActions is pure: state + plan -> ordered API actions, tested without a server.
-func TestUnitPlanServiceActions(t *testing.T) {
-	base := func() serviceResourceModel {
-		return serviceResourceModel{
-			serviceFields: serviceFields{
-				Name:                    types.StringValue("svc"),
-				CPUMillis:               types.Int64Value(1000),
-				MemoryGbs:               types.Int64Value(4),
-				HAReplicas:              types.Int64Value(0),
-				SyncReplicas:            types.Int64Value(0),
-				ConnectionPoolerEnabled: types.BoolValue(false),
-				Environment:             types.StringValue("DEV"),
-				VpcID:                   types.StringNull(),
-			},
-			Password:          types.StringNull(),
-			PasswordWO:        types.StringNull(),
-			PasswordWOVersion: types.Int64Null(),
-		}
+// Life cycle of dbcloud_service on the live API: rename in place, pause and resume, resize as digit
+// strings, optional arguments removed from the configuration, state of the previous release, and a
+// 403 explained.
+
+// Issue 10 point 2: a new name is a rename in place: same id, plan says update, the emulator saw one
+// rename call and no second create.
+func TestAccService_renameInPlace(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	cfg := func(name string) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name = %q
+}
+`, name)
 	}
-	tests := []struct {
-		name  string
-		state func(*serviceResourceModel)
-		plan  func(*serviceResourceModel)
-		want  []string
-	}{
-		{name: "no change, no call", plan: func(*serviceResourceModel) {}},
-		{name: "unknown values are not changes", plan: func(m *serviceResourceModel) {
-			m.CPUMillis, m.HAReplicas, m.Environment = types.Int64Unknown(), types.Int64Unknown(), types.StringUnknown()
-		}},
-		{name: "attach to a VPC", plan: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
-			want: []string{"attach_vpc v1"}},
-		{name: "detach from a VPC", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
-			plan: func(m *serviceResourceModel) { m.VpcID = types.StringNull() },
-			want: []string{"detach_vpc v1"}},
-		{name: "move to another VPC: detach before attach", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
-			plan: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v2") },
-			want: []string{"detach_vpc v1", "attach_vpc v2"}},
-		{name: "resize when one size changes", plan: func(m *serviceResourceModel) { m.MemoryGbs = types.Int64Value(8) },
-			want: []string{"resize 1000/8"}},
-		{name: "HA: only the changed counts are sent", plan: func(m *serviceResourceModel) { m.SyncReplicas = types.Int64Value(1) },
-			want: []string{"set_ha replicas=- sync=1"}},
-		{name: "pooler on", plan: func(m *serviceResourceModel) { m.ConnectionPoolerEnabled = types.BoolValue(true) },
-			want: []string{"set_pooler true"}},
-		{name: "environment", plan: func(m *serviceResourceModel) { m.Environment = types.StringValue("PROD") },
-			want: []string{"set_environment PROD"}},
-		{name: "new password", plan: func(m *serviceResourceModel) { m.Password = types.StringValue("s3cret-pass") },
-			want: []string{"set_password s3cret-pass"}},
-		{name: "new password_wo_version sends password_wo", state: func(m *serviceResourceModel) { m.PasswordWOVersion = types.Int64Value(1) },
-			plan: func(m *serviceResourceModel) {
-				m.PasswordWOVersion, m.PasswordWO = types.Int64Value(2), types.StringValue("wo-pass-2")
-			},
-			want: []string{"set_password wo-pass-2"}},
-		{name: "same password_wo_version sends nothing", state: func(m *serviceResourceModel) { m.PasswordWOVersion = types.Int64Value(1) },
-			plan: func(m *serviceResourceModel) {
-				m.PasswordWOVersion, m.PasswordWO = types.Int64Value(1), types.StringValue("wo-pass-1")
-			}},
-		{name: "rename in place", plan: func(m *serviceResourceModel) { m.Name = types.StringValue("new") },
-			want: []string{"rename new"}},
-		{name: "pause: stop", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(false) },
-			plan: func(m *serviceResourceModel) { m.Paused = types.BoolValue(true) },
-			want: []string{"stop"}},
-		{name: "paused stays paused: nothing", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(true) },
-			plan: func(*serviceResourceModel) {}},
-		{name: "resume and resize: start first", state: func(m *serviceResourceModel) {
-			m.Paused, m.Status = types.BoolValue(true), types.StringValue("PAUSED")
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg("before"), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
+		resource.TestStep{
+			Config:           cfg("after-ünïcode"),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "name", "after-ünïcode"),
+				svcInEmulator(srv, &id, func(s api.Service) error {
+					if deref(s.Name) != "after-ünïcode" {
+						return fmt.Errorf("emulator name %q", deref(s.Name))
+					}
+					return nil
+				}),
+				svcCalls(srv, "renameService", 1),
+				svcCalls(srv, "createService", 1),
+				svcCalls(srv, "deleteService", 0),
+			),
 		},
-			plan: func(m *serviceResourceModel) {
-				m.Paused = types.BoolValue(false)
-				m.CPUMillis, m.MemoryGbs = types.Int64Value(2000), types.Int64Value(8)
-			},
-			want: []string{"start", "resize 2000/8"}},
-		{name: "rename and pause: stop last", state: func(m *serviceResourceModel) { m.Paused = types.BoolValue(false) },
-			plan: func(m *serviceResourceModel) { m.Name, m.Paused = types.StringValue("new"), types.BoolValue(true) },
-			want: []string{"rename new", "stop"}},
-		{name: "everything at once, in order", state: func(m *serviceResourceModel) { m.VpcID = types.StringValue("v1") },
-			plan: func(m *serviceResourceModel) {
-				m.VpcID = types.StringValue("v2")
-				m.CPUMillis, m.MemoryGbs = types.Int64Value(2000), types.Int64Value(8)
-				m.HAReplicas = types.Int64Value(2)
-				m.ConnectionPoolerEnabled = types.BoolValue(true)
-				m.Environment = types.StringValue("PROD")
-				m.Password = types.StringValue("s3cret-pass")
-			},
-			want: []string{
-				"detach_vpc v1",
-				"attach_vpc v2",
-				"resize 2000/8",
-				"set_ha replicas=2 sync=-",
-				"set_pooler true",
-				"set_environment PROD",
-				"set_password s3cret-pass",
-			}},
+	))
+}
+
+// Issue 10 point 3: pause and resume, and each case: create paused, resume, pause, a change while
+// paused (plan error), a change with paused = false in the same plan (start first), drift (paused
+// behind Terraform's back shows a diff back to paused = false), import of a paused service, delete
+// of a paused service (the final destroy).
+func TestAccService_pauseResume(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	cfg := func(extra string) string {
+		return providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "pausable"
+` + extra + `
+}
+`
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			state := base()
-			if tt.state != nil {
-				tt.state(&state)
+	update := emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate))
+	resource.ParallelTest(t, testCase(t, srv,
+		// Create paused: create, wait READY, stop, wait PAUSED.
+		resource.TestStep{
+			Config:           cfg(`paused = true`),
+			ConfigPlanChecks: emptyPlanAfterApply(),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcCaptureID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "paused", "true"),
+				resource.TestCheckResourceAttr(addr, "status", "PAUSED"),
+				svcEmuStatus(srv, &id, api.PAUSED),
+				svcCalls(srv, "stopService", 1),
+			),
+		},
+		// Import of a paused service: paused = true in state.
+		resource.TestStep{
+			ResourceName: addr, ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"initial_password", "timeouts"},
+		},
+		// A change that needs a running service while it stays paused: a plan error that says what to do.
+		resource.TestStep{
+			Config: cfg(`paused = true
+  cpu_millis = 2000
+  memory_gbs = 8`),
+			PlanOnly:    true,
+			ExpectError: words("Service is paused", "changing cpu_millis/memory_gbs needs it running", "Set paused = false"),
+		},
+		// The same with paused removed from the configuration: removed keeps it paused, so the same error.
+		resource.TestStep{
+			Config:      cfg(`environment = "PROD"`),
+			PlanOnly:    true,
+			ExpectError: words("Service is paused", "changing environment needs it running", "Set paused = false"),
+		},
+		// Resume and resize in one plan: start first, then the resize.
+		resource.TestStep{
+			Config: cfg(`paused = false
+  cpu_millis = 2000
+  memory_gbs = 8`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "paused", "false"),
+				resource.TestCheckResourceAttr(addr, "status", "READY"),
+				resource.TestCheckResourceAttr(addr, "cpu_millis", "2000"),
+				svcEmuStatus(srv, &id, api.READY),
+				svcCalls(srv, "startService", 1),
+				svcCalls(srv, "resizeService", 1),
+			),
+		},
+		// Pause again.
+		resource.TestStep{
+			Config:           cfg(`paused = true`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.PAUSED), svcCalls(srv, "stopService", 2)),
+		},
+		// Resume.
+		resource.TestStep{
+			Config:           cfg(`paused = false`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.READY), svcCalls(srv, "startService", 2)),
+		},
+		// Drift: paused behind Terraform's back; the configuration says paused = false: the plan starts it.
+		resource.TestStep{
+			PreConfig:        func() { srv.PauseService(testProjectID, id) },
+			Config:           cfg(`paused = false`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.READY), svcCalls(srv, "startService", 3),
+				resource.TestCheckResourceAttr(addr, "status", "READY")),
+		},
+		// Delete of a paused service: paused behind the back again, then the test's destroy removes it
+		// (CheckDestroy verifies it is gone).
+		resource.TestStep{
+			PreConfig:        func() { srv.PauseService(testProjectID, id) },
+			Config:           cfg(``),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectEmptyPlan()),
+			Check:            resource.TestCheckResourceAttr(addr, "paused", "true"),
+		},
+	))
+}
+
+// Issue 10 point 2: a resize reaches the server as digit strings (the live API answers integers 400).
+func TestAccService_resizeDigitStrings(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	cfg := sizedServiceConfig(srv, "resized", "")
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg(1000, 4), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
+		resource.TestStep{
+			Config:           cfg(4000, 16),
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				func(*terraform.State) error {
+					var bodies []string
+					for _, r := range srv.Requests() {
+						if r.OperationID == "resizeService" {
+							bodies = append(bodies, string(r.Body))
+						}
+					}
+					if len(bodies) != 1 {
+						return fmt.Errorf("%d resize calls, want 1", len(bodies))
+					}
+					if !strings.Contains(bodies[0], `"cpu_millis":"4000"`) || !strings.Contains(bodies[0], `"memory_gbs":"16"`) {
+						return fmt.Errorf("resize body %s: want digit strings", bodies[0])
+					}
+					return nil
+				},
+				svcInEmulator(srv, &id, func(s api.Service) error {
+					if cpu, mem := svcEmuSize(s); cpu != 4000 || mem != 16 {
+						return fmt.Errorf("emulator size %d/%d, want 4000/16", cpu, mem)
+					}
+					return nil
+				}),
+			),
+		},
+	))
+}
+
+// Issue 13 point 1: removing any optional argument from the configuration changes and replaces
+// nothing (the service keeps what it has). deletion_protection is the documented exception: it is a
+// Terraform-only switch, and removing it sets it back to false (an update of state alone).
+func TestAccService_removeOptionalArgument(t *testing.T) {
+	// vpc_id (absence means "not attached"), password (state only; the server keeps the password) and
+	// timeouts are the documented exceptions; deletion_protection has its own test below.
+	cases := []struct{ attr, set string }{
+		{"addons", `addons = ["time-series"]`},
+		{"addons both", `addons = ["time-series", "ai"]`},
+		{"region_code", `region_code = "eu-west-1"`},
+		{"cpu_millis/memory_gbs", "cpu_millis = 2000\n  memory_gbs = 8"},
+		{"environment", `environment = "PROD"`},
+		{"ha_replicas/sync_replicas", "ha_replicas = 2\n  sync_replicas = 1"},
+		{"connection_pooler_enabled", `connection_pooler_enabled = true`},
+		{"paused", `paused = true`},
+		{"paused false", `paused = false`},
+		{"deletion_protection false", `deletion_protection = false`},
+	}
+	for _, c := range cases {
+		t.Run(c.attr, func(t *testing.T) {
+			srv := newTestEmulator(t)
+			const addr = "dbcloud_service.test"
+			var id string
+			cfg := func(body string) string {
+				return providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "keep"
+  ` + body + `
+}
+`
 			}
-			plan := state
-			tt.plan(&plan)
-			var got []string // the printed plan, with the password shown: it is a test value
-			for _, a := range planServiceActions(state, plan) {
-				if a.Value == nil {
-					got = append(got, a.Call)
-				} else {
-					got = append(got, fmt.Sprintf("%s %v", a.Call, a.Value))
-				}
-				if a.Call == "set_password" && strings.Contains(a.String(), fmt.Sprint(a.Value)) {
-					t.Errorf("the printed plan shows the password: %s", a)
-				}
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("planServiceActions:\n got  %+v\n want %+v", got, tt.want)
-			}
+			resource.ParallelTest(t, testCase(t, srv,
+				resource.TestStep{Config: cfg(c.set), ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id)},
+				resource.TestStep{
+					Config:           cfg(""),
+					ConfigPlanChecks: svcPlanChecks(plancheck.ExpectEmptyPlan()),
+					Check:            svcSameID(addr, &id),
+				},
+			))
 		})
 	}
 }
+
+// deletion_protection is Terraform-only: removing it from the configuration sets it back to false, an
+// update of state alone (no API call, no replacement).
+func TestAccService_removeDeletionProtection(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name                = "dp"
+  deletion_protection = true
+}
+`, ConfigPlanChecks: svcEmptyPlan, Check: svcCaptureID(addr, &id),
+		},
+		resource.TestStep{
+			PreConfig: srv.ResetRequests,
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "dp"
+}
+`,
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check: resource.ComposeAggregateTestCheckFunc(svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "deletion_protection", "false"),
+				func(*terraform.State) error {
+					for _, r := range srv.Requests() {
+						if r.Method != "GET" {
+							return fmt.Errorf("unexpected %s %s: removing deletion_protection must not call the API", r.Method, r.Path)
+						}
+					}
+					return nil
+				}),
+		},
+	))
+}
+
+// Issue 10: state from the previous release keeps working. The schema version is unchanged (0): every
+// attribute kept its type, `name` and `paused` only lost RequiresReplace / gained Optional, and
+// `addons` / `connection_pooler_enabled` lost their schema default (their state values are the same).
+// So the test is: a state written with the previous release's configuration shape (every optional
+// argument absent, as most configurations are; and one with every argument set) plans empty with the
+// new schema, and the same after an import (state written from the API alone).
+func TestAccService_upgradeNoDiff(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	minimal := providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "old"
+}
+`
+	full := providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name                      = "old"
+  addons                    = []
+  region_code               = "us-east-1"
+  cpu_millis                = 1000
+  memory_gbs                = 4
+  environment               = "DEV"
+  ha_replicas               = 1
+  sync_replicas             = 0
+  connection_pooler_enabled = false
+  deletion_protection       = false
+}
+`
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: minimal, ConfigPlanChecks: svcEmptyPlan},
+		resource.TestStep{Config: minimal, PlanOnly: true}, // PlanOnly fails on a non-empty plan
+		resource.TestStep{Config: full, ConfigPlanChecks: svcEmptyPlan},
+		resource.TestStep{Config: full, PlanOnly: true}, // PlanOnly fails on a non-empty plan
+		resource.TestStep{
+			ResourceName: addr, ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"initial_password", "timeouts"},
+		},
+	))
+}
+
+// Issue 10 point 5: a shared-size service has no cpu/memory numbers: they are null, and a configuration
+// that does not set them plans nothing.
+func TestAccService_sharedSizeNull(t *testing.T) {
+	srv := newTestEmulator(t)
+	c := testClient(t, srv)
+	svc, err := c.CreateService(t.Context(), api.ServiceCreate{Name: "shared", Addons: &[]api.Addon{}, CPUMillis: ptr("shared"), MemoryGbs: ptr("shared")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := deref(svc.ServiceID)
+	netTestWaitService(t, srv, id, api.READY)
+	const addr = "dbcloud_service.test"
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: providerBlock(srv) + fmt.Sprintf(`
+import {
+  to = dbcloud_service.test
+  id = %q
+}
+resource "dbcloud_service" "test" {
+  name = "shared"
+}
+`, id),
+			ConfigPlanChecks: svcEmptyPlan,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckNoResourceAttr(addr, "cpu_millis"),
+				resource.TestCheckNoResourceAttr(addr, "memory_gbs"),
+			),
+		},
+	))
+}
+
+// sizedServiceConfig returns the configuration of dbcloud_service.test named name, with the given
+// size and extra lines, on srv's provider block.
+func sizedServiceConfig(srv *emulator.Server, name, extra string) func(cpu, mem int) string {
+	service := sizedService("test", name, extra)
+	return func(cpu, mem int) string { return providerBlock(srv) + service(cpu, mem) }
+}
+
+// sizedService returns the resource block of dbcloud_service.<label> named name, with the given size
+// and extra lines.
+func sizedService(label, name, extra string) func(cpu, mem int) string {
+	return func(cpu, mem int) string {
+		return fmt.Sprintf(`
+resource "dbcloud_service" %q {
+  name       = %q
+  cpu_millis = %d
+  memory_gbs = %d
+%s}
+`, label, name, cpu, mem, extra)
+	}
+}
+
+// Lowering ha_replicas below the synchronous count, with sync_replicas no longer configured, lowers
+// that too: the plan shows it unknown (not the stale state value), and the result is consistent.
+func TestAccService_haLoweredBelowSync(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	var id string
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name          = "ha"
+  ha_replicas   = 2
+  sync_replicas = 2
+}
+`,
+			ConfigPlanChecks: svcEmptyPlan,
+			Check:            svcCaptureID(addr, &id),
+		},
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name        = "ha"
+  ha_replicas = 1
+}
+`,
+			ConfigPlanChecks: svcPlanChecks(
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				plancheck.ExpectUnknownValue(addr, svcAttr("sync_replicas")),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id),
+				resource.TestCheckResourceAttr(addr, "ha_replicas", "1"),
+				resource.TestCheckResourceAttr(addr, "sync_replicas", "1"),
+			),
+		},
+	))
+}
+
+// ---- disappears ----

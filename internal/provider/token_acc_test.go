@@ -3,8 +3,6 @@ package provider
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -261,14 +259,7 @@ resource "dbcloud_service" "logged" {
 // plan and fail at apply), with the message a refused create gives at apply, after one request.
 func TestAccCredentials_wrongKeyFailsAtPlan(t *testing.T) {
 	srv := newTestEmulator(t)
-	cfg := fmt.Sprintf(`
-provider "dbcloud" {
-  base_url   = %q
-  access_key = %q
-  secret_key = "not-the-secret-key"
-  project_id = %q
-}
-`, srv.URL, testAccessKey, testProjectID) + newResources
+	cfg := providerBlockAt(srv.URL, "not-the-secret-key") + newResources
 	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config:      cfg,
@@ -288,43 +279,24 @@ provider "dbcloud" {
 // for the check either (its refresh shows wrong credentials anyway).
 func TestAccCredentials_checkOnlyWhenPlanningCreates(t *testing.T) {
 	testAccPreCheck(t)
-	tfBin, err := exec.LookPath("terraform")
-	if env := os.Getenv("TF_ACC_TERRAFORM_PATH"); env != "" {
-		tfBin, err = env, nil
-	}
-	if err != nil {
-		t.Skip("terraform is not on PATH")
-	}
 	srv := newTestEmulator(t)
-	reattach := serveProviderForTerraform(t, "registry.terraform.io/dbcloud/dbcloud")
-	dir := t.TempDir()
+	tf := newTF(t, tfOptions{})
 	write := func(secret string) {
-		cfg := fmt.Sprintf(`
+		tf.writeFile("main.tf", `
 terraform {
   required_providers {
     dbcloud = { source = "registry.terraform.io/dbcloud/dbcloud" }
   }
 }
-provider "dbcloud" {
-  base_url   = %q
-  access_key = %q
-  secret_key = %q
-  project_id = %q
-}
-`, srv.URL, testAccessKey, secret, testProjectID) + newResources
-		if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg), 0o600); err != nil {
-			t.Fatal(err)
-		}
+`+providerBlockAt(srv.URL, secret)+newResources)
 	}
-	tf := tfRunner{t: t, bin: tfBin, dir: dir,
-		env: append(os.Environ(), "TF_REATTACH_PROVIDERS="+reattach, "TF_IN_AUTOMATION=1", "TF_INPUT=0", "CHECKPOINT_DISABLE=1")}
 	write("not-the-secret-key")
-	tf.run([]int{0}, "init", "-input=false")
-	tf.run([]int{0}, "validate")
+	tf.must("init", "-input=false")
+	tf.must("validate")
 	if n := srv.Calls(""); n != 0 {
 		t.Errorf("terraform validate sent %d requests: %s", n, requestList(srv.Requests()))
 	}
-	if out, _ := tf.run([]int{1}, "plan", "-input=false"); !words("The API refused the provider's credentials", "Check access_key and secret_key").MatchString(out) {
+	if out := tf.runWant(1, "plan", "-input=false"); !words("The API refused the provider's credentials", "Check access_key and secret_key").MatchString(out) {
 		t.Errorf("the plan with a wrong key does not say so:\n%s", out)
 	}
 	if n := srv.Calls("getAuthInfo"); n != 1 || srv.Calls("") != 1 {
@@ -333,17 +305,17 @@ provider "dbcloud" {
 
 	write(testSecretKey)
 	srv.ResetRequests()
-	tf.run([]int{0}, "apply", "-auto-approve", "-input=false")
+	tf.must("apply", "-auto-approve", "-input=false")
 	// One check in each of the apply's two runs of the provider (its plan, then its apply).
 	if n := srv.Calls("getAuthInfo"); n != 2 {
 		t.Errorf("the apply sent %d getAuthInfo, want 2 (one per provider run): %s", n, requestList(srv.Requests()))
 	}
 	srv.ResetRequests()
-	tf.run([]int{0}, "plan", "-detailed-exitcode", "-input=false")
+	tf.must("plan", "-detailed-exitcode", "-input=false")
 	if n := srv.Calls("getAuthInfo"); n != 0 {
 		t.Errorf("a no-change plan sent %d getAuthInfo, want none: %s", n, requestList(srv.Requests()))
 	}
-	tf.run([]int{0}, "destroy", "-auto-approve", "-input=false")
+	tf.must("destroy", "-auto-approve", "-input=false")
 	if n := srv.Calls("getAuthInfo"); n != 0 {
 		t.Errorf("a destroy sent %d getAuthInfo, want none", n)
 	}

@@ -23,7 +23,7 @@ func validateCIDR(v types.String) []string {
 	return out
 }
 
-func TestUnitValidCIDR_accepts(t *testing.T) {
+func TestValidCIDR_accepts(t *testing.T) {
 	for _, s := range []string{"10.0.0.0/16", "172.16.0.0/20", "192.168.1.0/24", "10.1.2.16/28", "100.64.0.0/16"} {
 		if errs := validateCIDR(types.StringValue(s)); len(errs) != 0 {
 			t.Errorf("%s: unexpected errors %v", s, errs)
@@ -38,7 +38,7 @@ func TestUnitValidCIDR_accepts(t *testing.T) {
 	}
 }
 
-func TestUnitValidCIDR_rejects(t *testing.T) {
+func TestValidCIDR_rejects(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"10.0.0.1/16", "Did you mean 10.0.0.0/16?"},
 		{"192.168.1.77/24", "Did you mean 192.168.1.0/24?"},
@@ -66,7 +66,7 @@ func TestUnitValidCIDR_rejects(t *testing.T) {
 	}
 }
 
-func TestUnitValidCIDR_describes(t *testing.T) {
+func TestValidCIDR_describes(t *testing.T) {
 	d := vpcCIDR().Description(context.Background())
 	if !strings.Contains(d, "/16") || !strings.Contains(d, "/28") || !strings.Contains(d, "10.0.0.0/16") {
 		t.Errorf("description %q should name the bounds and an example", d)
@@ -75,7 +75,7 @@ func TestUnitValidCIDR_describes(t *testing.T) {
 
 // Names count characters, not bytes (a 100-character non-ASCII name is valid; 129 characters are not),
 // and VPC and peering ids must be decimal strings at plan time.
-func TestUnitNetValidatorsFromLibrary(t *testing.T) {
+func TestNetValidatorsFromLibrary(t *testing.T) {
 	ctx := context.Background()
 	run := func(vs []validator.String, s string) int {
 		var resp validator.StringResponse
@@ -100,6 +100,27 @@ func TestUnitNetValidatorsFromLibrary(t *testing.T) {
 	for s, want := range map[string]int{"1234567890": 0, "vpc-0abc": 1, "12 34": 1, "": 1} {
 		if got := run([]validator.String{decimalID("VPC")}, s); got != want {
 			t.Errorf("decimalID(%q): %d errors, want %d", s, got, want)
+		}
+	}
+}
+
+// Region codes have the API's form at plan time, for every resource that takes one; the list of
+// regions is the server's, so a well-formed region it does not offer is not refused here.
+func TestRegionCode(t *testing.T) {
+	ctx := context.Background()
+	check := func(s string) int {
+		var resp validator.StringResponse
+		regionCode().ValidateString(ctx, validator.StringRequest{Path: path.Root("region_code"), ConfigValue: types.StringValue(s)}, &resp)
+		return resp.Diagnostics.ErrorsCount()
+	}
+	for _, s := range []string{"us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-southeast-1", "us-gov-west-1", "us-east-9"} {
+		if n := check(s); n != 0 {
+			t.Errorf("%q: %d errors, want none", s, n)
+		}
+	}
+	for _, s := range []string{"", "US-EAST-1", "us-east", "useast1", "us_east_1", "us-east-1a", " us-east-1", "us-east-1 ", "us east 1", "1-east-1", "eu-west-01x"} {
+		if n := check(s); n != 1 {
+			t.Errorf("%q: %d errors, want 1", s, n)
 		}
 	}
 }

@@ -2,10 +2,7 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,16 +10,163 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
-// The replacement guard (service_plan.go, replacementGuard): a change that would replace an existing
-// service fails at plan unless allow_replacement = true, so a typo never deletes a service and its
-// data; an allowed replacement warns.
+func TestServiceReplaceRules(t *testing.T) {
+	ctx := context.Background()
+	set := func(v ...string) types.Set { return serviceAddonsSet(v) }
+	ts := types.StringValue("TIMESERIESDB")
+	if !addonsReplace(ctx, set("time-series", "ai"), ts, false) {
+		t.Error("an addons change of a created service must replace it")
+	}
+	if addonsReplace(ctx, set("time-series", "ai"), ts, true) {
+		t.Error("after import, addons consistent with the service type must be adopted in place")
+	}
+	if !addonsReplace(ctx, set("ai"), ts, true) {
+		t.Error("after import, addons inconsistent with the service type must replace")
+	}
+	if !addonsReplace(ctx, types.SetUnknown(types.StringType), ts, true) {
+		t.Error("unknown addons must replace")
+	}
+	// Newer servers report an ai service as POSTGRES: after import, ["ai"] is adopted, time-series replaces.
+	pg := types.StringValue("POSTGRES")
+	if addonsReplace(ctx, set("ai"), pg, true) {
+		t.Error(`after import, addons ["ai"] of a POSTGRES service must be adopted in place`)
+	}
+	if !addonsReplace(ctx, set("time-series"), pg, true) {
+		t.Error(`after import, addons ["time-series"] of a POSTGRES service must replace`)
+	}
+
+	fork := func(src string) types.Object {
+		return types.ObjectValueMust(serviceForkAttrTypes, map[string]attr.Value{
+			"source_service_id": types.StringValue(src), "strategy": types.StringNull(), "target_time": types.StringNull(),
+		})
+	}
+	from := func(src string) types.Object {
+		return types.ObjectValueMust(serviceForkedFromAttrTypes, map[string]attr.Value{
+			"project_id": types.StringValue("p"), "service_id": types.StringValue(src), "is_standby": types.BoolValue(false),
+		})
+	}
+	noFork := types.ObjectNull(serviceForkAttrTypes)
+	noFrom := types.ObjectNull(serviceForkedFromAttrTypes)
+	if !forkReplace(fork("a"), fork("b"), from("b")) {
+		t.Error("a changed fork source must replace")
+	}
+	if !forkReplace(fork("a"), noFork, noFrom) {
+		t.Error("adding a fork block to a service that is no fork must replace")
+	}
+	if forkReplace(fork("a"), noFork, from("a")) {
+		t.Error("after import, a fork block naming the forked_from source must be adopted in place")
+	}
+	if !forkReplace(noFork, fork("a"), from("a")) {
+		t.Error("removing the fork block must replace")
+	}
+}
+
+// Every validation rule of dbcloud_service fails at plan time and names the attribute; a size the
+// API rejects reaches the user with the API's own message.
+func TestAccService_validation(t *testing.T) {
+	srv := newTestEmulator(t)
+	cfg := func(body string) string {
+		return providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+` + body + `
+}
+`
+	}
+	cases := []struct {
+		name, body, want string
+	}{
+		{"empty name", `name = ""`, "Attribute name UTF-8 character count must be between 1 and 128, got: 0"},
+		{"long name", `name = "` + strings.Repeat("n", 129) + `"`, "Attribute name UTF-8 character count must be between 1 and 128, got: 129"},
+		{"unknown addon", `name = "x"
+  addons = ["graph"]`, `Attribute addons[Value("graph")] value must be one of`},
+		{"cpu without memory", `name = "x"
+  cpu_millis = 1000`, `Attribute "memory_gbs" must be specified when "cpu_millis" is specified`},
+		{"memory without cpu", `name = "x"
+  memory_gbs = 4`, `Attribute "cpu_millis" must be specified when "memory_gbs" is specified`},
+		{"cpu not positive", `name = "x"
+  cpu_millis = 0
+  memory_gbs = 4`, "Attribute cpu_millis value must be at least 1, got: 0"},
+		{"memory not positive", `name = "x"
+  cpu_millis = 1000
+  memory_gbs = -1`, "Attribute memory_gbs value must be at least 1, got: -1"},
+		{"environment", `name = "x"
+  environment = "STAGING"`, `Attribute environment value must be one of: ["DEV" "PROD"], got: "STAGING"`},
+		{"negative ha", `name = "x"
+  ha_replicas = -1`, "Attribute ha_replicas value must be at least 0, got: -1"},
+		{"sync above ha", `name = "x"
+  ha_replicas = 1
+  sync_replicas = 2`, "value must be at most sum of ha_replicas"},
+		{"fork strategy", `name = "x"
+  fork {
+    source_service_id = "abcdefghij"
+    strategy = "YESTERDAY"
+  }`, "Attribute fork.strategy value must be one of"},
+		{"fork target_time format", `name = "x"
+  fork {
+    source_service_id = "abcdefghij"
+    strategy = "PITR"
+    target_time = "yesterday noon"
+  }`, "Attribute fork.target_time must be an RFC 3339 timestamp"},
+		{"PITR without target_time", `name = "x"
+  fork {
+    source_service_id = "abcdefghij"
+    strategy = "PITR"
+  }`, "fork.target_time is required when fork.strategy is PITR"},
+		{"target_time without PITR", `name = "x"
+  fork {
+    source_service_id = "abcdefghij"
+    strategy = "NOW"
+    target_time = "2025-01-31T12:00:00Z"
+  }`, "fork.target_time is only used with fork.strategy"},
+		{"fork without source", `name = "x"
+  fork {
+    strategy = "NOW"
+  }`, "The fork block needs source_service_id"},
+		{"password and password_wo", `name = "x"
+  password = "a-Passw0rd"
+  password_wo = "b-Passw0rd"`, `Attribute "password_wo" cannot be specified when "password" is specified`},
+		{"password_wo_version without password_wo", `name = "x"
+  password_wo_version = 1`, `Attribute "password_wo" must be specified when "password_wo_version" is specified`},
+		{"empty vpc_id", `name = "x"
+  vpc_id = ""`, "Attribute vpc_id must be a VPC id: a decimal string such as 1234567890"},
+		// Issue 11 point 4: what the API would reject after the service exists fails at plan.
+		{"sync_replicas without ha_replicas", `name = "x"
+  sync_replicas = 1`, `Attribute "ha_replicas" must be specified when "sync_replicas" is specified`},
+		{"vpc_id not decimal", `name = "x"
+  vpc_id = "vpc-abc"`, "Attribute vpc_id must be a VPC id: a decimal string such as 1234567890"},
+		{"129 non-ASCII characters", `name = "` + strings.Repeat("é", 129) + `"`, "UTF-8 character count must be between 1 and 128, got: 129"},
+	}
+	steps := make([]resource.TestStep, 0, len(cases)+1)
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      cfg(c.body),
+			PlanOnly:    true,
+			ExpectError: svcErrRe(c.want),
+		})
+	}
+	// Sizes are the API's to validate: its message reaches the user verbatim, and nothing is left behind.
+	steps = append(steps, resource.TestStep{
+		Config: cfg(`name = "odd-size"
+  cpu_millis = 3000
+  memory_gbs = 8`),
+		ExpectError: svcErrRe("Could not create service"),
+	}, resource.TestStep{
+		Config: cfg(`name = "odd-size"
+  cpu_millis = 3000
+  memory_gbs = 8`),
+		ExpectError: svcErrRe("HTTP 400 Bad Request [BAD_REQUEST]: unsupported size 3000/8 (cpu_millis/memory_gbs); accepted sizes:"),
+	})
+	resource.ParallelTest(t, testCase(t, srv, steps...))
+	if n := len(srv.Services(testProjectID)); n != 0 {
+		t.Errorf("%d services exist after rejected creates, want 0", n)
+	}
+}
 
 // A typo in each attribute that forces a replacement, and values the API would refuse after the
 // delete: `terraform plan` and `terraform apply`, as a user runs them, fail and name the change; the
@@ -43,10 +187,10 @@ resource "dbcloud_service" "db" {
 	}
 	right := config("us-east-1", "")
 	w := newTFWorkdir(t, srv, right)
-	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("create: %v\n%s", err, tail(out, 30))
 	}
-	before := stateInstance(t, w.dir, addr)
+	before := w.instance(addr)
 	e := pgEndpoint{id: before["id"].(string), host: before["hostname"].(string), port: int(before["port"].(float64)),
 		password: before["initial_password"].(string)}
 	conn, err := pgLogin(ctx, e.host, e.port, e.password)
@@ -84,7 +228,7 @@ resource "dbcloud_service" "db" {
 		w.write(c.config)
 		want := words("Error: Change would delete the service and its data", c.change, "replaces service "+e.id+" (typo)",
 			"Nothing was changed", "set allow_replacement = true")
-		for _, cmd := range [][]string{{"plan", "-input=false", "-no-color"}, {"apply", "-auto-approve", "-input=false", "-no-color"}} {
+		for _, cmd := range [][]string{{"plan", "-input=false"}, {"apply", "-auto-approve", "-input=false"}} {
 			out, err := w.run(cmd...)
 			if err == nil {
 				t.Errorf("%s: terraform %s succeeded, want the replacement refused:\n%s", c.name, cmd[0], tail(out, 30))
@@ -99,7 +243,7 @@ resource "dbcloud_service" "db" {
 			t.Fatalf("%s: service %s after the refused apply: found %t, status %s, region %s", c.name, e.id, ok,
 				deref(svc.Status), deref(svc.RegionCode))
 		}
-		if after := stateInstance(t, w.dir, addr); !reflect.DeepEqual(after, before) {
+		if after := w.instance(addr); !reflect.DeepEqual(after, before) {
 			t.Errorf("%s: the state changed:\nbefore %v\nafter  %v", c.name, before, after)
 		}
 		if got := pgRowOf(ctx, e); got != pgRow {
@@ -115,14 +259,14 @@ resource "dbcloud_service" "db" {
 	// Allowed with create_before_destroy: Terraform creates the new service first, so a value the API
 	// refuses deletes nothing either.
 	w.write(config("us-east-9", "  allow_replacement = true\n  lifecycle {\n    create_before_destroy = true\n  }\n"))
-	out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color")
+	out, err := w.run("apply", "-auto-approve", "-input=false")
 	if err == nil || !words("Warning: The service and its data will be deleted", "Error: Could not create service", "us-east-9").MatchString(unboxed(out)) {
 		t.Errorf("allowed, create_before_destroy, a region the API refuses: %v, want the warning then the API's error:\n%s", err, diagnostics(out))
 	}
 	if svc, ok := srv.Service(testProjectID, e.id); !ok || deref(svc.Status) != api.READY {
 		t.Fatalf("create_before_destroy: service %s after the failed apply: found %t", e.id, ok)
 	}
-	if after := stateInstance(t, w.dir, addr); !reflect.DeepEqual(after, before) {
+	if after := w.instance(addr); !reflect.DeepEqual(after, before) {
 		t.Errorf("create_before_destroy: the state changed:\nbefore %v\nafter  %v", before, after)
 	}
 	if got := pgRowOf(ctx, e); got != pgRow {
@@ -131,7 +275,7 @@ resource "dbcloud_service" "db" {
 
 	// The right configuration plans nothing.
 	w.write(right)
-	if out, err := w.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
 		t.Errorf("plan with the right region: %v (exit code 2: changes), want an empty plan:\n%s", err, tail(out, 30))
 	}
 
@@ -139,14 +283,14 @@ resource "dbcloud_service" "db" {
 	w.write(config("eu-west-1", "  allow_replacement = true\n"))
 	warn := words("Warning: The service and its data will be deleted", `region_code from "us-east-1" to "eu-west-1"`,
 		"replaces service "+e.id+" (typo)", "the apply deletes the service")
-	out, err = w.run("plan", "-input=false", "-no-color")
+	out, err = w.run("plan", "-input=false")
 	if err != nil || !warn.MatchString(unboxed(out)) || refused.MatchString(unboxed(out)) {
 		t.Errorf("allowed replacement: plan: %v, want a warning that names the change:\n%s", err, diagnostics(out))
 	}
-	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil || !warn.MatchString(unboxed(out)) {
+	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil || !warn.MatchString(unboxed(out)) {
 		t.Fatalf("allowed replacement: apply: %v, want success with the warning:\n%s", err, diagnostics(out))
 	}
-	if now := stateInstance(t, w.dir, addr); now["id"] == e.id || now["region_code"] != "eu-west-1" || now["allow_replacement"] != true {
+	if now := w.instance(addr); now["id"] == e.id || now["region_code"] != "eu-west-1" || now["allow_replacement"] != true {
 		t.Errorf("allowed replacement: state id %v region %v allow_replacement %v, want a new service in eu-west-1",
 			now["id"], now["region_code"], now["allow_replacement"])
 	}
@@ -164,45 +308,18 @@ resource "dbcloud_service" "db" {
 	}
 	before2 := writes()
 	w.write(config("eu-west-1", ""))
-	if out, err := w.run("apply", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("apply", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("removing allow_replacement: %v\n%s", err, diagnostics(out))
 	}
-	if now := stateInstance(t, w.dir, addr); now["allow_replacement"] != nil {
+	if now := w.instance(addr); now["allow_replacement"] != nil {
 		t.Errorf("after removing allow_replacement, state has %v, want null", now["allow_replacement"])
 	}
 	if n := writes() - before2; n != 0 {
 		t.Errorf("removing allow_replacement sent %d state-changing calls, want 0", n)
 	}
-	if out, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+	if out, err := w.run("destroy", "-auto-approve", "-input=false"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, diagnostics(out))
 	}
-}
-
-// stateInstance is the attributes of a resource's current instance in the state file.
-func stateInstance(t *testing.T, dir, addr string) map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st struct {
-		Resources []struct {
-			Type, Name string
-			Instances  []struct {
-				Attributes map[string]any `json:"attributes"`
-			} `json:"instances"`
-		} `json:"resources"`
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range st.Resources {
-		if r.Type+"."+r.Name == addr && len(r.Instances) == 1 {
-			return r.Instances[0].Attributes
-		}
-	}
-	t.Fatalf("%s not in the state:\n%s", addr, b)
-	return nil
 }
 
 // pgRowOf reads the row of the notes table written by the test ("" and the error when it cannot).
@@ -231,7 +348,7 @@ func unboxed(out string) string {
 
 // The replacement rules' diagnostics, without a server: refused unless allowed (the first replacing
 // attribute is the error's path), protected before anything else, and an allowed one warns.
-func TestUnitServiceReplacementGuard(t *testing.T) {
+func TestServiceReplacementGuard(t *testing.T) {
 	state := serviceResourceModel{
 		serviceFields: serviceFields{
 			ID: types.StringValue("rp1pz7uyae"), Name: types.StringValue("db"), RegionCode: types.StringValue("us-east-1"),
@@ -283,7 +400,7 @@ func TestUnitServiceReplacementGuard(t *testing.T) {
 	}
 }
 
-func TestUnitDescribeValue(t *testing.T) {
+func TestDescribeValue(t *testing.T) {
 	fork := func(src, strategy attr.Value) types.Object {
 		return types.ObjectValueMust(serviceForkAttrTypes, map[string]attr.Value{
 			"source_service_id": src, "strategy": strategy, "target_time": types.StringNull(),
@@ -306,27 +423,6 @@ func TestUnitDescribeValue(t *testing.T) {
 	} {
 		if got := describeValue(c.v); got != c.want {
 			t.Errorf("describeValue(%v) = %s, want %s", c.v, got, c.want)
-		}
-	}
-}
-
-// Region codes have the API's form at plan time, for every resource that takes one; the list of
-// regions is the server's, so a well-formed region it does not offer is not refused here.
-func TestUnitRegionCode(t *testing.T) {
-	ctx := context.Background()
-	check := func(s string) int {
-		var resp validator.StringResponse
-		regionCode().ValidateString(ctx, validator.StringRequest{Path: path.Root("region_code"), ConfigValue: types.StringValue(s)}, &resp)
-		return resp.Diagnostics.ErrorsCount()
-	}
-	for _, s := range []string{"us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-southeast-1", "us-gov-west-1", "us-east-9"} {
-		if n := check(s); n != 0 {
-			t.Errorf("%q: %d errors, want none", s, n)
-		}
-	}
-	for _, s := range []string{"", "US-EAST-1", "us-east", "useast1", "us_east_1", "us-east-1a", " us-east-1", "us-east-1 ", "us east 1", "1-east-1", "eu-west-01x"} {
-		if n := check(s); n != 1 {
-			t.Errorf("%q: %d errors, want 1", s, n)
 		}
 	}
 }

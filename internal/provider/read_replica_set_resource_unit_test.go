@@ -21,7 +21,7 @@ import (
 // Ctrl-C during the create's wait (Terraform cancels the provider's context): the set stays in state
 // with its id and status creating, with a warning and no error, so Terraform does not taint it. The
 // next plan (ModifyPlan) plans status active, and Update waits for the set without a second create.
-func TestUnitReadReplicaSetInterruptedCreateResumes(t *testing.T) {
+func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ReplicaCreating = time.Hour })
 	svc := netTestService(t, srv, "interrupted-parent")
 	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}
