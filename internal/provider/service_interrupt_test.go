@@ -104,22 +104,17 @@ resource "dbcloud_service" "test" {
 		t.Fatal(err)
 	}
 	var id string
-	deadline := time.Now().Add(2 * time.Minute)
-	for id == "" && time.Now().Before(deadline) {
+	if !waitUntil(2*time.Minute, func() bool {
 		if svcs := srv.Services(testProjectID); len(svcs) > 0 {
 			id = deref(svcs[0].ServiceID)
-			break
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if id == "" {
+		return id != ""
+	}) {
 		_ = cmd.Process.Kill()
 		t.Fatalf("no service was created:\n%s", out)
 	}
 	// Let the provider settle into its wait (a few polls), then Ctrl-C.
-	for srv.Calls("getService") < 3 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(2*time.Minute, func() bool { return srv.Calls("getService") >= 3 })
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
