@@ -13,7 +13,8 @@ import (
 )
 
 // Six pipelines at once: six states, one API key, five services each, against an API that accepts 5
-// requests per second and goes away for 60 s in the middle of the applies, once for each kind of
+// requests per second and goes away for 60 s (at full scale: outageWindow; the provider is built with
+// its backoff shrunk by the same factor) in the middle of the applies, once for each kind of
 // outage (every request answered 503; every connection closed unanswered). Each run is its own
 // terraform process with its own provider process (the provider binary built from this module,
 // through dev_overrides), so each only knows its own requests, as separate pipelines do. The applies,
@@ -22,7 +23,7 @@ import (
 func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 	testAccPreCheck(t)
 	if testing.Short() {
-		t.Skip("takes about two minutes per kind of outage")
+		t.Skip("takes about a minute per kind of outage")
 	}
 	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tfBin == "" {
@@ -34,7 +35,9 @@ func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 	t.Parallel()
 
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-dbcloud"), "../..")
+	// The same factor for the provider's backoff as for the outage's window (internal/api.backoffScale).
+	scale := fmt.Sprintf("-X github.com/dbcloud/terraform-provider-dbcloud/internal/api.backoffScale=%g", outageScale)
+	build := exec.Command("go", "build", "-ldflags", scale, "-o", filepath.Join(bin, "terraform-provider-dbcloud"), "../..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the provider: %v\n%s", err, out)
 	}
@@ -53,6 +56,7 @@ func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 // six directories, and the provider that cliConfig's dev_overrides names.
 func sixRunsThroughAnOutage(t *testing.T, tfBin, cliConfig string, kind emulator.OutageKind) {
 	const runs, perRun = 6, 5
+	window := outageWindow(60 * time.Second)
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 
@@ -107,7 +111,7 @@ resource "dbcloud_service" "s" {
 	go func() {
 		defer close(outageStarted)
 		if waitUntil(5*time.Minute, func() bool { return srv.Calls("createService") >= runs*perRun/2 }) {
-			srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second})
+			srv.SetOutage(emulator.Outage{Kind: kind, Duration: window})
 		}
 	}()
 	applyTime, applyCodes := all("apply", "-auto-approve", "-input=false", "-no-color")
@@ -120,9 +124,9 @@ resource "dbcloud_service" "s" {
 	destroyTime, destroyCodes := all("destroy", "-auto-approve", "-input=false", "-no-color")
 
 	st := statsOf(srv.Requests())
-	t.Logf("six runs through a 60 s %s outage at %d req/s: applies %s, plans %s, destroys %s; %d requests met the outage; %d requests, %d answered 429; "+
+	t.Logf("six runs through a %s %s outage at %d req/s: applies %s, plans %s, destroys %s; %d requests met the outage; %d requests, %d answered 429; "+
 		"exit statuses: applies %v, plans %v, destroys %v",
-		kind, fleetRateLimit, applyTime.Round(time.Second), planTime.Round(time.Second), destroyTime.Round(time.Second), rep.Refused, st.requests, st.limited,
+		window, kind, fleetRateLimit, applyTime.Round(time.Second), planTime.Round(time.Second), destroyTime.Round(time.Second), rep.Refused, st.requests, st.limited,
 		applyCodes, planCodes, destroyCodes)
 	if st.createsAccepted != runs*perRun || st.deletesAccepted != runs*perRun {
 		t.Errorf("%d creates and %d deletes carried out, want exactly %d of each", st.createsAccepted, st.deletesAccepted, runs*perRun)
