@@ -19,7 +19,8 @@ import (
 // terraform process with its own provider process (the provider binary built from this module,
 // through dev_overrides), so each only knows its own requests, as separate pipelines do. The applies,
 // the no-change plans (-detailed-exitcode) and the destroys all exit 0, and every service is created
-// and deleted exactly once. The kinds run one after the other (six terraform processes at a time).
+// and deleted exactly once. The kinds run in parallel (twelve terraform processes at a time, each
+// kind against its own emulator): the runs mostly wait on the rate limit.
 func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 	testAccPreCheck(t)
 	if testing.Short() {
@@ -48,7 +49,10 @@ func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, kind := range outageKinds {
-		t.Run(kind.String(), func(t *testing.T) { sixRunsThroughAnOutage(t, tfBin, cliConfig, kind) })
+		t.Run(kind.String(), func(t *testing.T) {
+			t.Parallel()
+			sixRunsThroughAnOutage(t, tfBin, cliConfig, kind)
+		})
 	}
 }
 

@@ -24,6 +24,7 @@ func TestAccFleet_parallelism30(t *testing.T) {
 	if err != nil {
 		t.Skip("terraform is not on PATH")
 	}
+	t.Parallel() // its own emulator and provider, as TestAccFleet_thirtyServicesUnderRateLimit
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 
