@@ -60,7 +60,10 @@ func TestAccFleet_sixRunsThroughAnOutage(t *testing.T) {
 // six directories, and the provider that cliConfig's dev_overrides names.
 func sixRunsThroughAnOutage(t *testing.T, tfBin, cliConfig string, kind emulator.OutageKind) {
 	const runs, perRun = 6, 5
-	window := outageWindow(60 * time.Second)
+	// At least 15 s: each run's limiter paces its retries at the API's real rate, which does not
+	// shrink, so a shorter window would be met by too few attempts of each request to prove that an
+	// outage is not counted against max_retries (with 503s counted, runs fail at 6 s, not always all).
+	window := max(outageWindow(60*time.Second), 15*time.Second)
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 
