@@ -117,6 +117,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Retry != nil {
 		policy = *cfg.Retry
 	}
+	policy = scaledBackoff(policy)
 	base := cfg.Transport
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()

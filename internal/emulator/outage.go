@@ -50,8 +50,10 @@ type Outage struct {
 	Kind     OutageKind
 	Duration time.Duration
 	// StartOn, when set, arms the outage instead of starting it at once: it starts at the first
-	// request that matches, which is the first to meet it. "write" matches any request that is not a
-	// GET; any other value is an operationId of openapi.yaml (e.g. "createService").
+	// request that matches, which is the first to meet it. "any" matches every request (the window
+	// starts when the next command first calls the API, however long it takes to get there), "write"
+	// any request that is not a GET; any other value is an operationId of openapi.yaml (e.g.
+	// "createService").
 	StartOn string
 }
 
@@ -104,7 +106,7 @@ func (e *Emulator) LastOutage() OutageReport {
 func (e *Emulator) outageLocked(operationID, method string) (OutageKind, bool) {
 	o := &e.outage
 	now := e.now()
-	if o.armed && (o.StartOn == operationID || (o.StartOn == "write" && method != http.MethodGet && method != http.MethodHead)) {
+	if o.armed && startsOn(o.StartOn, operationID, method) {
 		o.armed = false
 		o.Start, o.End = now, now.Add(o.Duration)
 	}
@@ -113,6 +115,17 @@ func (e *Emulator) outageLocked(operationID, method string) (OutageKind, bool) {
 	}
 	o.Refused++
 	return o.Kind, true
+}
+
+// startsOn reports whether a request of operationID and method matches an outage's StartOn.
+func startsOn(startOn, operationID, method string) bool {
+	switch startOn {
+	case "any":
+		return true
+	case "write":
+		return method != http.MethodGet && method != http.MethodHead
+	}
+	return startOn == operationID
 }
 
 // applyOutage answers r as the outage does: nothing is carried out.
@@ -131,7 +144,7 @@ func applyOutage(w *statusWriter, kind OutageKind) {
 
 // OutagePath is the emulator's control endpoint for outages (outside the API's BasePath, with the
 // API's credentials): POST with the query kind=unavailable|drop, seconds=N (0 ends an outage) and
-// optionally start_on=write|<operationId> sets an outage; GET reports the last one as JSON
+// optionally start_on=any|write|<operationId> sets an outage; GET reports the last one as JSON
 // {kind, seconds, start_on, start, end, refused}. It answers even during an outage.
 const OutagePath = "/_emulator/outage"
 

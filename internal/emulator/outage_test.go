@@ -56,6 +56,19 @@ func TestOutage(t *testing.T) {
 	if rep := e.srv.LastOutage(); rep.Refused != 2 || rep.StartOn != "write" {
 		t.Errorf("report %+v: want the create and the list refused", rep)
 	}
+
+	// Armed until any request: nothing starts while no request comes, the first GET starts it.
+	e.srv.SetOutage(Outage{Kind: OutageUnavailable, Duration: 10 * time.Second, StartOn: "any"})
+	clk.Advance(time.Minute)
+	if rep := e.srv.LastOutage(); !rep.Start.IsZero() {
+		t.Errorf("an outage armed until any request started without one: %+v", rep)
+	}
+	if l, err := e.c.ListServicesWithResponse(e.ctx, testProject); err != nil || l.StatusCode() != 503 {
+		t.Errorf("the first GET starts an outage armed until any request: %v, %v", l.StatusCode(), err)
+	}
+	if rep := e.srv.LastOutage(); rep.Refused != 1 || !rep.End.Equal(rep.Start.Add(10*time.Second)) {
+		t.Errorf("report %+v: want the GET refused and a window of 10 s from it", rep)
+	}
 }
 
 // The control endpoint sets an outage (with the API's credentials) and reports it, even while down.

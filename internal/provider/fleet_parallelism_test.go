@@ -17,6 +17,7 @@ func TestAccFleet_parallelism30(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes about a minute")
 	}
+	t.Parallel() // its own emulator and provider, as TestAccFleet_thirtyServicesUnderRateLimit
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 	tf := newTF(t, tfOptions{onPath: true})

@@ -71,6 +71,9 @@ func TestAccFleet_thirtyServicesUnderRateLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes about a minute")
 	}
+	// In parallel with the other tests: its own emulator and provider, so its own rate limit and
+	// limiter; the minute it waits on the rate limit is not added to the package's time.
+	t.Parallel()
 	srv := newTestEmulator(t)
 	srv.SetModes(emulator.Modes{RequestsPerSecond: fleetRateLimit})
 	config := providerBlock(srv) + fmt.Sprintf(`

@@ -15,13 +15,13 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
-// A fork sent into 45 s of outage that starts at the fork call itself, for both kinds of outage: the
-// `fork` block of dbcloud_service and the dbcloud_service_fork action. A fork whose answer was lost (a
-// dropped connection) is looked for once the API answers, and sent again only when the look proves it
-// was not made: exactly one fork is made, and the plan after is empty.
+// A fork sent into 45 s of outage (at full scale: outageWindow) that starts at the fork call itself, for
+// both kinds of outage: the `fork` block of dbcloud_service and the dbcloud_service_fork action. A fork
+// whose answer was lost (a dropped connection) is looked for once the API answers, and sent again only
+// when the look proves it was not made: exactly one fork is made, and the plan after is empty.
 
-// outageProviderServer is the provider of the outage tests (outage_test.go: a backoff capped at 2 s,
-// the default budget of reads), for the tests that drive the terraform binary themselves.
+// outageProviderServer is the provider of the outage tests (outage_test.go: a backoff capped at 2 s at
+// full scale, the default budget of reads), for the tests that drive the terraform binary themselves.
 func outageProviderServer() (tfprotov6.ProviderServer, error) {
 	return outageProviderFactories()["dbcloud"]()
 }
@@ -83,14 +83,15 @@ resource "dbcloud_service" "fork" {
 // empty.
 func TestAccOutage_forkSentIntoOutage(t *testing.T) {
 	t.Parallel()
+	window := outageWindow(45 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		srv := newTestEmulator(t)
-		name := "fork sent into 45 s of " + kind.String()
+		name := "fork sent into " + window.String() + " of " + kind.String()
 		var started time.Time
 		resource.Test(t, outageCase(t, srv, resource.TestStep{
 			PreConfig: func() {
 				started = time.Now()
-				srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "forkService"})
+				srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "forkService"})
 			},
 			Config:           providerBlock(srv) + forkOutageConfig,
 			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_service.fork", plancheck.ResourceActionCreate)),
@@ -131,11 +132,12 @@ action "dbcloud_service_fork" "copy" {
 func TestAccServiceForkAction_outage(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
+	window := outageWindow(45 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		at := newActionTestOn(t, newTerraformServing(t, "1.14.0", outageProviderServer), forkActionOutageConfig)
-		name := "fork action sent into 45 s of " + kind.String()
+		name := "fork action sent into " + window.String() + " of " + kind.String()
 		started := time.Now()
-		at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "forkService"})
+		at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "forkService"})
 		out, code, _ := at.invoke(t, "dbcloud_service_fork.copy")
 		if code != 0 {
 			t.Fatalf("%s: exit code %d\n%s", name, code, out)

@@ -16,10 +16,10 @@ import (
 
 // What is not a resource rides an outage too: data sources and a short-lived login
 // (dbcloud_service_credentials) in an apply, a `terraform query` of list resources, and an action
-// (dbcloud_service_restart) whose stop is sent into the outage. Each command meets 40 s of outage
-// (every request answered 503, or every connection closed unanswered: longer than the 7 attempts, about
-// 30 s, after which a read used to give up), succeeds, and the action's stop
-// and start are each carried out once. Needs Terraform 1.14 or later (query, actions) and the PostgreSQL
+// (dbcloud_service_restart) whose stop is sent into the outage. Each command meets 40 s of outage at
+// full scale (every request answered 503, or every connection closed unanswered: longer than the
+// attempts after which a read used to give up, about 30 s at full scale; outageWindow shrinks both),
+// succeeds, and the action's stop and start are each carried out once. Needs Terraform 1.14 or later (query, actions) and the PostgreSQL
 // server binaries (the login is a real one).
 
 const outageReadsPassword = "Outage-reads-pw-1"
@@ -111,6 +111,7 @@ list "dbcloud_vpc" "all" {
 func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 	t.Parallel()
 	testAccPreCheck(t)
+	window := outageWindow(40 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		tf := newTerraformServing(t, "1.14.0", outageProviderServer)
 		tf.env = append(tf.env, "TF_VAR_admin_password="+outageReadsPassword)
@@ -121,7 +122,7 @@ func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 		down := func(what string, startOn string) (met func() string) {
 			at.srv.ResetRequests()
 			started := time.Now()
-			at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: 40 * time.Second, StartOn: startOn})
+			at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: startOn})
 			return func() string {
 				rep := at.srv.LastOutage()
 				if rep.Start.IsZero() || rep.Refused == 0 {
@@ -130,15 +131,15 @@ func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 				if time.Now().Before(rep.End) {
 					t.Fatalf("%s: the command ended before the outage did (%s)", what, rep.End)
 				}
-				s := fmt.Sprintf("%s through 40 s of %s: %d requests met the outage; %s", what, kind, rep.Refused, time.Since(started).Round(time.Second))
+				s := fmt.Sprintf("%s through %s of %s: %d requests met the outage; %s", what, window, kind, rep.Refused, time.Since(started).Round(time.Second))
 				t.Log("outage case " + s)
 				return s
 			}
 		}
 
 		// 1. An apply that reads the data sources and opens the login (at plan and at apply), and
-		// uses it: the outage starts at once.
-		met := down("apply with data sources and a login", "")
+		// uses it: the outage starts at its first request.
+		met := down("apply with data sources and a login", "any")
 		at.tf.env = append(at.tf.env, "TF_VAR_run=2") // this run's probe, and every later command's
 		if o, code := at.tf.runCode("apply", "-auto-approve", "-input=false"); code != 0 {
 			t.Fatalf("apply through the outage: exit code %d\n%s", code, o)
@@ -158,7 +159,7 @@ func TestAccOutage_readsLoginQueryAndAction(t *testing.T) {
 		}
 
 		// 2. terraform query of the list resources.
-		met = down("terraform query", "")
+		met = down("terraform query", "any")
 		o, code := at.tf.runCode("query")
 		if code != 0 {
 			t.Fatalf("query through the outage: exit code %d\n%s", code, o)

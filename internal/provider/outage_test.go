@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -19,15 +21,40 @@ import (
 // nothing carried out) during an apply, a plan, a create and a destroy: each rides it out, creates
 // nothing twice, and the plan after it is empty. Each case runs for both kinds of outage, in parallel
 // (a change cut by drops: the drop kind only; a POST answered 503 is retried by the client itself):
-// the wall time of the file is about that of its longest outage (90 s) plus the apply.
+// the wall time of the file is about that of its longest outage plus the apply.
+//
+// The windows are written at the scale of a real outage (90 s, 60 s, ...) and shrunk by outageScale,
+// with the backoff that rides them out, so that each command meets an outage with as many attempts as
+// at full scale, in a tenth of the time.
 
-// outageRetry is the client's retry policy of these tests: a backoff capped at 2 s, as a real
-// outage would see it (the other tests' 100 ms would flood the log), and the default budget of reads.
+// outageScaleEnv names the factor by which the outage tests shrink their outage windows and the
+// backoff that rides them out: 0.1 when unset (make test), 1 for the reliability guide's figures
+// (TEST_OUTAGE_SCALE=1 go test -run TestAccOutage ...).
+const outageScaleEnv = "TEST_OUTAGE_SCALE"
+
+var outageScale = outageScaleFrom(os.Getenv(outageScaleEnv))
+
+// outageScaleFrom reads the factor: a number in (0, 1], 0.1 otherwise.
+func outageScaleFrom(v string) float64 {
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 && f <= 1 {
+		return f
+	}
+	return 0.1
+}
+
+// outageWindow is the test's window for an outage of d at full scale.
+func outageWindow(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * outageScale)
+}
+
+// outageRetry is the client's retry policy of these tests: a backoff from 200 ms capped at 2 s at full
+// scale, as a real outage would see it (the other tests' 100 ms would flood the log), and the default
+// budget of reads.
 var outageRetry = testOutageRetry()
 
 func testOutageRetry() *api.RetryPolicy {
 	p := *testRetry
-	p.WaitMin, p.WaitMax = 200*time.Millisecond, 2*time.Second
+	p.WaitMin, p.WaitMax = outageWindow(200*time.Millisecond), outageWindow(2*time.Second)
 	p.MaxElapsed = 0 // the default: 5 minutes for a read in a plan
 	return &p
 }
@@ -74,10 +101,11 @@ func outageRidden(t *testing.T, srv *emulator.Server, name string, started *time
 	}
 }
 
-// An apply of a VPC, two services, a replica set and a peering through 90 s of outage that starts
-// at its first create.
+// An apply of a VPC, two services, a replica set and a peering through 90 s of outage (at full scale)
+// that starts at its first create.
 func TestAccOutage_applyStack(t *testing.T) {
 	t.Parallel()
+	window := outageWindow(90 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		srv := newTestEmulator(t)
 		var started time.Time
@@ -89,12 +117,12 @@ resource "dbcloud_service" "second" {
 		resource.Test(t, outageCase(t, srv, resource.TestStep{
 			PreConfig: func() {
 				started = time.Now()
-				srv.SetOutage(emulator.Outage{Kind: kind, Duration: 90 * time.Second, StartOn: "write"})
+				srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "write"})
 			},
 			Config:           config,
 			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_vpc_peering.peer", plancheck.ResourceActionCreate)),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				outageRidden(t, srv, "apply of the stack through 90 s of "+kind.String(), &started),
+				outageRidden(t, srv, "apply of the stack through "+window.String()+" of "+kind.String(), &started),
 				oneCreateEach(srv, map[string]int{"createVPC": 1, "createService": 2, "createReplicaSet": 1, "createPeering": 1}),
 			),
 		}))
@@ -120,9 +148,10 @@ func oneCreateEach(srv *emulator.Server, want map[string]int) resource.TestCheck
 	}
 }
 
-// A no-change plan through 60 s of outage that starts right before it.
+// A no-change plan through 60 s of outage (at full scale) that starts at its first request.
 func TestAccOutage_noChangePlan(t *testing.T) {
 	t.Parallel()
+	window := outageWindow(60 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		srv := newTestEmulator(t)
 		config := stackConfig(srv, "outage-plan", 1, 500, 2)
@@ -132,7 +161,7 @@ func TestAccOutage_noChangePlan(t *testing.T) {
 			resource.TestStep{
 				PreConfig: func() {
 					started = time.Now()
-					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second})
+					srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "any"})
 				},
 				Config:   config,
 				PlanOnly: true, // fails unless the plan (with its refresh) succeeds and is empty
@@ -143,7 +172,7 @@ func TestAccOutage_noChangePlan(t *testing.T) {
 					if rep := srv.LastOutage(); rep.Refused == 0 || time.Now().Before(rep.End) {
 						t.Errorf("the plan did not ride out the outage: %+v", rep)
 					} else {
-						t.Logf("outage case no-change plan through 60 s of %s: %d requests met the outage; the plan took %s", kind, rep.Refused, time.Since(started).Round(time.Second))
+						t.Logf("outage case no-change plan through %s of %s: %d requests met the outage; the plan took %s", window, kind, rep.Refused, time.Since(started).Round(time.Second))
 					}
 				},
 			},
@@ -151,10 +180,11 @@ func TestAccOutage_noChangePlan(t *testing.T) {
 	})
 }
 
-// A create sent into 45 s of outage: the apply adds a service, and the outage starts at its create.
-// One create is made, no duplicate.
+// A create sent into 45 s of outage (at full scale): the apply adds a service, and the outage starts at
+// its create. One create is made, no duplicate.
 func TestAccOutage_createSentIntoOutage(t *testing.T) {
 	t.Parallel()
+	window := outageWindow(45 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		srv := newTestEmulator(t)
 		base := stackConfig(srv, "outage-create", 1, 500, 2)
@@ -164,7 +194,7 @@ func TestAccOutage_createSentIntoOutage(t *testing.T) {
 			resource.TestStep{
 				PreConfig: func() {
 					started = time.Now()
-					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 45 * time.Second, StartOn: "createService"})
+					srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "createService"})
 				},
 				Config: base + `
 resource "dbcloud_service" "added" {
@@ -173,7 +203,7 @@ resource "dbcloud_service" "added" {
 `,
 				ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_service.added", plancheck.ResourceActionCreate)),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					outageRidden(t, srv, "create sent into 45 s of "+kind.String(), &started),
+					outageRidden(t, srv, "create sent into "+window.String()+" of "+kind.String(), &started),
 					oneCreateEach(srv, map[string]int{"createService": 2}), // the stack's and the added one
 				),
 			},
@@ -181,9 +211,11 @@ resource "dbcloud_service" "added" {
 	})
 }
 
-// A destroy through 60 s of outage that starts at its first delete; CheckDestroy then finds nothing.
+// A destroy through 60 s of outage (at full scale) that starts at its first delete; CheckDestroy then
+// finds nothing.
 func TestAccOutage_destroy(t *testing.T) {
 	t.Parallel()
+	window := outageWindow(60 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		srv := newTestEmulator(t)
 		var started time.Time
@@ -192,13 +224,13 @@ func TestAccOutage_destroy(t *testing.T) {
 			Check: func(*terraform.State) error {
 				// Armed here, it starts at the destroy's first delete (the test's last command).
 				started = time.Now()
-				srv.SetOutage(emulator.Outage{Kind: kind, Duration: 60 * time.Second, StartOn: "write"})
+				srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "write"})
 				return nil
 			},
 		})
 		checkDestroyed := tc.CheckDestroy
 		tc.CheckDestroy = func(s *terraform.State) error {
-			if err := outageRidden(t, srv, "destroy through 60 s of "+kind.String(), &started)(s); err != nil {
+			if err := outageRidden(t, srv, "destroy through "+window.String()+" of "+kind.String(), &started)(s); err != nil {
 				return err
 			}
 			return checkDestroyed(s)
@@ -207,10 +239,12 @@ func TestAccOutage_destroy(t *testing.T) {
 	})
 }
 
-// A rename sent into 15 s of outage (the emulator's chaos run found it): the rename's lost answer is
-// followed by a look once the API answers, and the rename again; the plan after it is empty.
+// A rename sent into 15 s of outage (at full scale; the emulator's chaos run found it): the rename's
+// lost answer is followed by a look once the API answers, and the rename again; the plan after it is
+// empty.
 func TestAccOutage_renameSentIntoOutage(t *testing.T) {
 	t.Parallel()
+	window := outageWindow(15 * time.Second)
 	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
 		srv := newTestEmulator(t)
 		config := func(name string) string {
@@ -228,11 +262,11 @@ resource "dbcloud_vpc" "net" {
 			resource.TestStep{
 				PreConfig: func() {
 					started = time.Now()
-					srv.SetOutage(emulator.Outage{Kind: kind, Duration: 15 * time.Second, StartOn: "renameVPC"})
+					srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "renameVPC"})
 				},
 				Config: config("outage-renamed"),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					outageRidden(t, srv, "rename sent into 15 s of "+kind.String(), &started),
+					outageRidden(t, srv, "rename sent into "+window.String()+" of "+kind.String(), &started),
 					resource.TestCheckResourceAttr("dbcloud_vpc.net", "name", "outage-renamed"),
 				),
 			},
@@ -240,7 +274,7 @@ resource "dbcloud_vpc" "net" {
 	})
 }
 
-// An update call cut by an outage of dropped connections (40 s) that starts at the call, after which
+// An update call cut by an outage of dropped connections (40 s at full scale) that starts at the call, after which
 // reads answer but the call's next 6 sends are dropped too (a load balancer whose write path comes back
 // last): more lost answers in a row than the call's retries count (4 for a service, 5 for a VPC) and
 // than a wait's transient errors (5). The call is sent again (after a look, where a record shows it)
@@ -249,7 +283,8 @@ resource "dbcloud_vpc" "net" {
 // record shows a password, so it is sent again without a look) and a VPC rename.
 func TestAccOutage_updateCutByDrops(t *testing.T) {
 	t.Parallel()
-	const window, writesDroppedAfter = 40 * time.Second, 6
+	const writesDroppedAfter = 6
+	window := outageWindow(40 * time.Second)
 	cases := []struct {
 		name, op string
 		config   func(step int) string

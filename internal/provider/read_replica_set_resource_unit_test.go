@@ -54,13 +54,9 @@ func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 		defer close(done)
 		r.Create(cctx, resource.CreateRequest{Plan: plan}, &createResp)
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for srv.Calls("createReplicaSet") < 1 {
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatal("the create never polled the new set")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitUntil(30*time.Second, func() bool { return srv.Calls("createReplicaSet") >= 1 }) {
+		cancel()
+		t.Fatal("the create never polled the new set")
 	}
 	// GET of a set is a list call: wait for two polls of the new set.
 	after := srv.Calls("listReplicaSets")

@@ -429,10 +429,9 @@ func TestAccServiceActions_interrupt(t *testing.T) {
 	at.srv.ResetRequests()
 	p := at.tf.start("apply", "-auto-approve", "-input=false", "-invoke=action.dbcloud_service_pause.pause")
 	// Wait until the stop was accepted and the action polls the PAUSING service, then Ctrl-C.
-	deadline := time.Now().Add(2 * time.Minute)
-	for (at.srv.Calls("stopService") == 0 || at.status(t) != api.PAUSING || at.srv.Calls("getService") < 4) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(2*time.Minute, func() bool {
+		return at.srv.Calls("stopService") > 0 && at.status(t) == api.PAUSING && at.srv.Calls("getService") >= 4
+	})
 	if at.srv.Calls("stopService") == 0 {
 		_ = p.cmd.Process.Kill()
 		t.Fatalf("the action sent no stop:\n%s", p.out)

@@ -432,10 +432,7 @@ func TestAccServiceForkAction_lostAnswerInterrupted(t *testing.T) {
 		}
 		return false
 	}
-	for deadline := time.Now().Add(time.Minute); !looked() && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !looked() {
+	if !waitUntil(time.Minute, looked) {
 		t.Errorf("the provider did not look for the fork after its answer was lost")
 	}
 	if n := at.srv.Calls("forkService"); n != 1 {
@@ -510,9 +507,7 @@ func TestServiceForkAction_lostAnswerThenStop(t *testing.T) {
 	}
 	// The held call enters the emulator's request log when its handler returns, once it sees the
 	// client gone: wait for it (a shared machine may take a moment).
-	for deadline := time.Now().Add(30 * time.Second); srv.Calls("forkService") == 0 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitUntil(30*time.Second, func() bool { return srv.Calls("forkService") > 0 })
 	forks := forksOf(srv, source)
 	if len(forks) != 1 || srv.Calls("forkService") != 1 {
 		t.Fatalf("%d forks, %d fork calls; want 1 and 1", len(forks), srv.Calls("forkService"))

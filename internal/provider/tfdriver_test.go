@@ -357,7 +357,11 @@ func devOverrides(t *testing.T) string {
 			return
 		}
 		providerBinary.path = filepath.Join(dir, "terraform-provider-dbcloud")
-		out, err := exec.Command("go", "build", "-o", providerBinary.path, "github.com/dbcloud/terraform-provider-dbcloud").CombinedOutput()
+		// The provider's backoff shrinks by the factor of the outage windows (internal/api.backoffScale),
+		// so that a short outage is met by as many attempts as a real one.
+		scale := fmt.Sprintf("-X github.com/dbcloud/terraform-provider-dbcloud/internal/api.backoffScale=%g", outageScale)
+		out, err := exec.Command("go", "build", "-ldflags", scale, "-o", providerBinary.path,
+			"github.com/dbcloud/terraform-provider-dbcloud").CombinedOutput()
 		if err != nil {
 			providerBinary.err, providerBinary.buildLogs = err, string(out)
 			return

@@ -102,7 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Int64Var(&f.Seed, "seed", 1, "seed of the fault random source")
 	outageKind := fs.String("outage", "", "an outage window: unavailable (every request answered 503) or drop (connections closed unanswered); nothing is carried out during it. Also settable while running: POST "+emulator.OutagePath+"?kind=...&seconds=N[&start_on=...]")
 	fs.DurationVar(&cfg.outage.Duration, "outage-for", time.Minute, "how long the -outage window lasts")
-	fs.StringVar(&cfg.outage.StartOn, "outage-start-on", "", "start the -outage window at the first request that matches: write (any request but a GET) or an operationId such as createService (default: at start)")
+	fs.StringVar(&cfg.outage.StartOn, "outage-start-on", "", "start the -outage window at the first request that matches: any (the first request), write (any request but a GET) or an operationId such as createService (default: at start)")
 
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
