@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -202,7 +201,7 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 // Create creates the set once its service is READY, records its id in state at once, waits until it
 // is active and applies the settings the create call cannot take (pooler, environment).
 func (r *readReplicaSetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	createResource(ctx, r.pd, req, resp, func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Create }, replicaSetCreateTimeout,
+	createResource(ctx, r, req, resp, func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Create }, replicaSetCreateTimeout,
 		func(ctx context.Context, plan *readReplicaSetModel, _ *diag.Diagnostics) (createSteps[api.ReadReplicaSet, readReplicaSetModel], bool) {
 			serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
 			nodes := int64(1) // the documented default when the configuration does not set it
@@ -211,18 +210,19 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 			}
 			body := api.ReadReplicaSetCreate{Name: name, Nodes: int(nodes), CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())}
 			return createSteps[api.ReadReplicaSet, readReplicaSetModel]{
-				summary: "Could not create read replica set",
-				create: createCall[api.ReadReplicaSet]{kind: "read replica set",
+				create: createCall[api.ReadReplicaSet]{
 					call: func(ctx context.Context, lc *lostCreate) (*api.ReadReplicaSet, bool, error) {
 						return createReplicaSetWhenReady(ctx, r.pd, serviceID, body, lc)
 					},
-					find: func(ctx context.Context, lc lostCreate, cause error) (*api.ReadReplicaSet, error) {
-						return findNewReplicaSet(ctx, r.pd, serviceID, name, lc.before(), cause)
-					},
 				},
-				id: replicaSetID,
-				noID: func() string {
-					return fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID)
+				messages: createMessages{summary: "Could not create read replica set",
+					noID: fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID),
+					// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
+					// wait (ModifyPlan), instead of a destroy and a second create.
+					interrupted: "Read replica set creation interrupted: the set is kept",
+					interruptedDetail: fmt.Sprintf("The apply was interrupted while waiting for read replica set %q ({id}) of service %s to become active. "+
+						"It is kept in state with its id (status \"{status}\"); the next terraform apply waits for it and applies the remaining settings, "+
+						"without creating a second set. Detail: {detail}", name, serviceID),
 				},
 				record: func(m *readReplicaSetModel, rs *api.ReadReplicaSet, _ bool) {
 					m.ID = types.StringValue(deref(rs.ID))
@@ -245,14 +245,6 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 						}
 					}
 					return "", err
-				},
-				// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
-				// wait (ModifyPlan), instead of a destroy and a second create.
-				interrupted: func(m readReplicaSetModel, _ string, err error) (string, string) {
-					return "Read replica set creation interrupted: the set is kept",
-						fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
-							"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
-							"without creating a second set. Detail: %s", name, m.ID.ValueString(), serviceID, m.Status.ValueString(), errorDetail(err))
 				},
 			}, true
 		})
@@ -370,9 +362,10 @@ func replicaSetTransitional(status string) bool {
 	return false
 }
 
-// findPlaceholder looks for the set a lost create made (placeholder.go).
-func (r *readReplicaSetResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	return lookForPlaceholder(ctx, state, func(m *readReplicaSetModel) (*api.ReadReplicaSet, error) {
-		return findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), errPlaceholder)
-	}, replicaSetID)
+// findCreated is the set's lookup of a lost create (placeholder.go): the one set of the model's
+// service named as the model's that was not in lc.Before.
+func (r *readReplicaSetResource) findCreated(ctx context.Context, m *readReplicaSetModel, lc lostCreate, cause error) (*api.ReadReplicaSet, error) {
+	return findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), cause)
 }
+
+func (r *readReplicaSetResource) createdID(rs *api.ReadReplicaSet) string { return replicaSetID(rs) }
