@@ -172,7 +172,8 @@ func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.Id
 }
 
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
-// switched, and an update always ends with the set active. A set whose last apply did not see it
+// switched, and an update that changes something in place (replicaSetChanges) always ends with the
+// set active. A set whose last apply did not see it
 // active (an interrupted create's wait: status creating or resizing) plans status active, so that the
 // next apply runs Update, which waits for it.
 func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -190,9 +191,7 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringUnknown())...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Unknown())...)
 	}
-	changes := poolerChanges || !plan.CPUMillis.Equal(state.CPUMillis) ||
-		!plan.MemoryGbs.Equal(state.MemoryGbs) || !plan.Environment.Equal(state.Environment) ||
-		replicaSetTransitional(state.Status.ValueString())
+	changes := len(replicaSetChanges.changedAttrs(plan, state)) > 0 || replicaSetTransitional(state.Status.ValueString())
 	if changes && plan.ServiceID.Equal(state.ServiceID) && plan.Name.Equal(state.Name) && plan.Nodes.Equal(state.Nodes) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.ReplicaSetStatusActive)))...)
 	}
@@ -237,7 +236,9 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 						m.applyRecord(rs)
 					}
 					if err == nil {
-						_, err = r.applySettings(ctx, *plan, m.ID, types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs)))
+						created := *m
+						created.ConnectionPoolerEnabled, created.Environment = types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs))
+						_, err = runReplicaSetActions(ctx, r.pd, id, replicaSetChanges.afterCreate(*plan, created))
 					}
 					if err == nil {
 						if rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id); err == nil {
@@ -248,25 +249,6 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 				},
 			}, true
 		})
-}
-
-// applySettings sets the pooler and the environment of the set where the plan wants other values
-// than it has (unknown and null planned values change nothing). changed says whether a call was made.
-func (r *readReplicaSetResource) applySettings(ctx context.Context, plan readReplicaSetModel, id types.String, pooler types.Bool, env types.String) (changed bool, err error) {
-	serviceID := plan.ServiceID.ValueString()
-	if want := plan.ConnectionPoolerEnabled; known(want) && !want.Equal(pooler) {
-		changed = true
-		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id.ValueString(), want.ValueBool()); err != nil {
-			return changed, err
-		}
-	}
-	if want := plan.Environment; known(want) && !want.Equal(env) {
-		changed = true
-		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id.ValueString(), want.ValueString()); err != nil {
-			return changed, err
-		}
-	}
-	return changed, nil
 }
 
 func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -290,36 +272,25 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		return
 	}
 	defer cancel()
-	const summary = "Could not update read replica set"
 	serviceID, id, name := state.ServiceID.ValueString(), state.ID.ValueString(), state.Name.ValueString()
-	changed := false
 	object := fmt.Sprintf("Read replica set %s of service %s", id, serviceID)
-
-	if replicaSetTransitional(state.Status.ValueString()) {
-		// An earlier apply was interrupted before the set was active: finish that wait first.
-		changed = true
+	// An earlier apply interrupted before the set was active: finish that wait first.
+	resume := replicaSetTransitional(state.Status.ValueString())
+	if resume {
 		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active (resuming an interrupted apply)", nil); err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, replicaSetUpdateFailed, object, err)
 			return
 		}
 	}
-	if !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
-		changed = true
-		if err := resizeReplicaSet(ctx, r.pd, serviceID, id, name, int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())); err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
-			return
-		}
-	}
-	settings, err := r.applySettings(ctx, plan, state.ID, state.ConnectionPoolerEnabled, state.Environment)
-	if err != nil {
+	actions := replicaSetChanges.actions(plan, state)
+	if summary, err := runReplicaSetActions(ctx, r.pd, id, actions); err != nil {
 		r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 		return
 	}
-	changed = changed || settings
-	if changed {
+	if resume || len(actions) > 0 {
 		rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
 		if err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, replicaSetUpdateFailed, object, err)
 			return
 		}
 		plan.applyRecord(rs)
