@@ -19,7 +19,7 @@ import (
 // calling the API. The replacements and paused are checked against the code that decides them, and
 // each attribute is in exactly one place.
 func TestUnitServiceAttributesHaveAChange(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	var resp resource.SchemaResponse
 	NewServiceResource().Schema(ctx, resource.SchemaRequest{}, &resp)
 	var configurable []string

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -14,7 +13,7 @@ import (
 // A create's messages are data (createMessages): {id} and {status} come from the state the create
 // saved, the others from the failure; a value is put in as it is, never read as a template again.
 func TestUnitCreateMessagesFill(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	var sch resource.SchemaResponse
 	NewReadReplicaSetResource().Schema(ctx, resource.SchemaRequest{}, &sch)
 	state := tfsdk.State{Schema: sch.Schema, Raw: tftypes.NewValue(sch.Schema.Type().TerraformType(ctx), nil)}

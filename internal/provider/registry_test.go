@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -14,7 +13,7 @@ import (
 // its schema, and has a list resource of its type; and every list resource lists a registered
 // resource.
 func TestUnitRegistryResourcesWrappedWithIdentityAndList(t *testing.T) {
-	ctx := context.Background()
+	ctx := t.Context()
 	p := &dbcloudProvider{}
 	var listed []string
 	for _, newList := range p.ListResources(ctx) {
