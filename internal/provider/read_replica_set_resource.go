@@ -173,9 +173,8 @@ func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.Id
 
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
 // switched, and an update that changes something in place (replicaSetChanges) always ends with the
-// set active. A set whose last apply did not see it
-// active (an interrupted create's wait: status creating or resizing) plans status active, so that the
-// next apply runs Update, which waits for it.
+// set active. A set whose last apply did not see it active (an interrupted create's wait: status
+// creating or resizing) plans status active, so that the next apply runs Update, which waits for it.
 func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
