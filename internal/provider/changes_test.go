@@ -1,14 +1,12 @@
 package provider
 
 import (
-	"context"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -19,16 +17,14 @@ import (
 // calling the API. The replacements and paused are checked against the code that decides them, and
 // each attribute is in exactly one place.
 func TestUnitServiceAttributesHaveAChange(t *testing.T) {
-	ctx := t.Context()
-	var resp resource.SchemaResponse
-	NewServiceResource().Schema(ctx, resource.SchemaRequest{}, &resp)
+	sch := schemaOf(t, NewServiceResource())
 	var configurable []string
-	for name, a := range resp.Schema.Attributes {
+	for name, a := range sch.Attributes {
 		if a.IsOptional() || a.IsRequired() {
 			configurable = append(configurable, name)
 		}
 	}
-	for name := range resp.Schema.Blocks {
+	for name := range sch.Blocks {
 		configurable = append(configurable, name)
 	}
 
@@ -41,7 +37,7 @@ func TestUnitServiceAttributesHaveAChange(t *testing.T) {
 	for _, a := range serviceTerraformOnly {
 		where[a] = append(where[a], "serviceTerraformOnly")
 	}
-	for _, a := range replacingServiceAttrs(ctx, t) {
+	for _, a := range replacingServiceAttrs(t) {
 		where[a] = append(where[a], "serviceReplacements")
 	}
 	if pausing(t) {
@@ -67,7 +63,7 @@ func TestUnitServiceAttributesHaveAChange(t *testing.T) {
 
 // replacingServiceAttrs are the attributes whose change serviceReplacements answers with a replacement,
 // each found by changing it alone.
-func replacingServiceAttrs(ctx context.Context, t *testing.T) []string {
+func replacingServiceAttrs(t *testing.T) []string {
 	t.Helper()
 	forkAttrs := map[string]attr.Value{"source_service_id": types.StringValue("src0000001"), "strategy": types.StringNull(), "target_time": types.StringNull()}
 	changes := map[string]func(m *serviceResourceModel){
@@ -83,7 +79,7 @@ func replacingServiceAttrs(ctx context.Context, t *testing.T) []string {
 		}, Fork: types.ObjectNull(serviceForkAttrTypes)}
 		plan := state
 		change(&plan)
-		if got := serviceReplacements(ctx, plan, state, false); !reflect.DeepEqual(got, path.Paths{path.Root(name)}) {
+		if got := serviceReplacements(t.Context(), plan, state, false); !reflect.DeepEqual(got, path.Paths{path.Root(name)}) {
 			t.Errorf("changing %s alone: serviceReplacements = %v, want [%s]", name, got, name)
 			continue
 		}

@@ -16,10 +16,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -85,8 +83,7 @@ type createMessages struct {
 func (createMessages) fill(ctx context.Context, text string, state tfsdk.State, more ...string) string {
 	for _, name := range []string{"id", "status"} {
 		if strings.Contains(text, "{"+name+"}") {
-			var v types.String
-			_ = state.GetAttribute(ctx, path.Root(name), &v)
+			v, _ := stateString(ctx, state, name)
 			more = append(more, "{"+name+"}", v.ValueString())
 		}
 	}

@@ -3,26 +3,20 @@ package provider
 import (
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // A create's messages are data (createMessages): {id} and {status} come from the state the create
 // saved, the others from the failure; a value is put in as it is, never read as a template again.
 func TestUnitCreateMessagesFill(t *testing.T) {
-	ctx := t.Context()
-	var sch resource.SchemaResponse
-	NewReadReplicaSetResource().Schema(ctx, resource.SchemaRequest{}, &sch)
-	state := tfsdk.State{Schema: sch.Schema, Raw: tftypes.NewValue(sch.Schema.Type().TerraformType(ctx), nil)}
-	var m readReplicaSetModel
-	m.ID, m.Status = types.StringValue("rs7k2m9q4x"), types.StringValue("creating")
-	m.Timeouts = timeouts.Value{Object: types.ObjectNull(sch.Schema.Blocks["timeouts"].Type().(timeouts.Type).AttrTypes)}
-	nullUnknowns(&m)
-	if d := state.Set(ctx, &m); d.HasError() {
-		t.Fatal(d)
+	ctx, sch := t.Context(), schemaOf(t, NewReadReplicaSetResource())
+	state := tfsdk.State{Schema: sch, Raw: tftypes.NewValue(sch.Type().TerraformType(ctx), nil)}
+	for name, v := range map[string]string{"id": "rs7k2m9q4x", "status": "creating"} {
+		if d := state.SetAttribute(ctx, path.Root(name), v); d.HasError() {
+			t.Fatal(d)
+		}
 	}
 	var msg createMessages
 	got := msg.fill(ctx, `set {id} (status "{status}"): {summary}: {error}`, state, "{summary}", "Could not create", "{error}", "a {status} error")

@@ -94,11 +94,18 @@ func isPlaceholder(ctx context.Context, state tfsdk.State) bool {
 	if state.Raw.IsNull() {
 		return false
 	}
-	var id types.String
-	if d := state.GetAttribute(ctx, path.Root("id"), &id); d.HasError() {
+	id, d := stateString(ctx, state, "id")
+	if d.HasError() {
 		return false
 	}
 	return !id.IsUnknown() && !id.IsNull() && id.ValueString() == ""
+}
+
+// stateString is a string attribute of a state (a placeholder's id, a create message's {id} and
+// {status}).
+func stateString(ctx context.Context, state tfsdk.State, name string) (v types.String, d diag.Diagnostics) {
+	d = state.GetAttribute(ctx, path.Root(name), &v)
+	return v, d
 }
 
 // resolvePlaceholder finds (find: the resource's placeholderLookup) what a placeholder's create made,
