@@ -21,12 +21,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// serviceChange is one entry of serviceChanges, and serviceAction one call of an update of a service
-// (the one mechanism of in-place changes, changes.go).
-type (
-	serviceChange = change[serviceResourceModel]
-	serviceAction = changeAction[serviceResourceModel]
-)
+// serviceAction is one call of an update of a service (the one mechanism of in-place changes,
+// changes.go).
+type serviceAction = changeAction[serviceResourceModel]
 
 // serviceChanges is the one list of what an update can change in place, in the order an update makes
 // the calls. A new in-place attribute is its model field (with its line in flattenService), its schema
