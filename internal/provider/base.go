@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
@@ -63,10 +64,22 @@ type resourceImpl interface {
 	base() *resourceBase
 }
 
-// manageResource wraps a resource with the cross-cutting concerns (see the top of this file).
-func manageResource(impl resourceImpl) resource.Resource { return &managedResource{impl: impl} }
+// resourceOf is a resource with its model M and its API record T: what a resource implements under
+// the wrapper, with its one lookup of a lost create (lostCreateFinder, placeholder.go).
+type resourceOf[M, T any] interface {
+	resourceImpl
+	lostCreateFinder[M, T]
+}
 
-type managedResource struct{ impl resourceImpl }
+// manageResource wraps a resource with the cross-cutting concerns (see the top of this file).
+func manageResource[M, T any](impl resourceOf[M, T]) resource.Resource {
+	return &managedResource{impl: impl, findPlaceholder: placeholderLookup(impl)}
+}
+
+type managedResource struct {
+	impl            resourceImpl
+	findPlaceholder func(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error)
+}
 
 var (
 	_ resource.ResourceWithConfigure      = (*managedResource)(nil)
@@ -128,7 +141,7 @@ func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, re
 	m.impl.base().pd.walk.readOrPlan()
 	if isPlaceholder(ctx, req.State) {
 		// A lost create's placeholder (placeholder.go): look for what the create made.
-		state, found, diags := resolvePlaceholder(ctx, m.impl, req.State, req.Private.GetKey)
+		state, found, diags := resolvePlaceholder(ctx, m.impl.base().pd, m.findPlaceholder, req.State, req.Private.GetKey)
 		resp.Diagnostics.Append(diags...)
 		if diags.HasError() {
 			return
@@ -167,7 +180,7 @@ func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	if isPlaceholder(ctx, req.State) {
-		state, found, diags := resolvePlaceholder(ctx, m.impl, req.State, req.Private.GetKey)
+		state, found, diags := resolvePlaceholder(ctx, m.impl.base().pd, m.findPlaceholder, req.State, req.Private.GetKey)
 		resp.Diagnostics.Append(diags...)
 		if !found {
 			return

@@ -2,12 +2,15 @@ package provider
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
 // Every action, ephemeral resource and list resource is behind the wrapper's configured guard
@@ -46,4 +49,65 @@ func TestWrappersGuardUnconfigured(t *testing.T) {
 		}
 		wantGuard(t, "list resource", diags)
 	}
+}
+
+// Every resource the provider registers (provider.go) is wrapped by manageResource (so it has the
+// wrapper's identity sync, planned values, placeholder resolution and analytics, and its one lookup
+// of a lost create: the wrapper holds it), has an identity schema whose attributes are attributes of
+// its schema, and has a list resource of its type; and every list resource lists a registered
+// resource.
+func TestRegistryResourcesWrappedWithIdentityAndList(t *testing.T) {
+	ctx := t.Context()
+	p := &dbcloudProvider{}
+	var listed []string
+	for _, newList := range p.ListResources(ctx) {
+		var meta resource.MetadataResponse
+		newList().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dbcloud"}, &meta)
+		listed = append(listed, meta.TypeName)
+	}
+	var types []string
+	for _, newResource := range p.Resources(ctx) {
+		r := newResource()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dbcloud"}, &meta)
+		name := meta.TypeName
+		types = append(types, name)
+		m, ok := r.(*managedResource)
+		if !ok {
+			t.Errorf("%s: %T is not wrapped by manageResource", name, r)
+			continue
+		}
+		if m.findPlaceholder == nil {
+			t.Errorf("%s: the wrapper has no lookup of a lost create", name)
+		}
+		var idResp resource.IdentitySchemaResponse
+		m.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
+		if len(idResp.IdentitySchema.Attributes) == 0 {
+			t.Errorf("%s: no identity schema", name)
+		}
+		for attr := range idResp.IdentitySchema.Attributes {
+			if _, ok := schemaOf(t, r).Attributes[attr]; !ok {
+				t.Errorf("%s: identity attribute %q is not an attribute of the schema", name, attr)
+			}
+		}
+		if !slices.Contains(listed, name) {
+			t.Errorf("%s: no list resource (list resources: %v)", name, listed)
+		}
+	}
+	for _, name := range listed {
+		if !slices.Contains(types, name) {
+			t.Errorf("list resource %s lists no registered resource (resources: %v)", name, types)
+		}
+	}
+	if len(types) == 0 {
+		t.Fatal("no resource registered")
+	}
+}
+
+// schemaOf is a resource's schema.
+func schemaOf(t *testing.T, r resource.Resource) schema.Schema {
+	t.Helper()
+	var resp resource.SchemaResponse
+	r.Schema(t.Context(), resource.SchemaRequest{}, &resp)
+	return resp.Schema
 }

@@ -3,7 +3,8 @@ package provider
 // A create whose answer was lost, and whose look (wait.FindCreated) could not finish because listing
 // kept failing, leaves a placeholder in state: the planned values with an empty id, and private state
 // saying what existed before the create. Create reports it as an error, so Terraform keeps it tainted;
-// the next refresh (the wrapper's Read, base.go) looks for what the lost create made (findPlaceholder):
+// the next refresh (the wrapper's Read, base.go) looks for what the lost create made (the resource's one lookup,
+// lostCreateFinder, the same its create uses):
 // found, the state gets its id (and identity), and the apply replaces the tainted object; not found, the
 // placeholder leaves state and the apply creates the object. A Delete of a placeholder (a destroy, or
 // -refresh=false) looks the same way and deletes what it finds. Nothing is orphaned or created twice.
@@ -42,10 +43,30 @@ func (lc lostCreate) before() map[string]bool {
 	return m
 }
 
-// placeholderFinder is implemented by a resource whose Create can leave a placeholder: it looks for
-// the object the lost create made, and answers its id, or "" when there is none.
-type placeholderFinder interface {
-	findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error)
+// lostCreateFinder is the one lookup of a lost create, part of what every resource implements
+// (resourceOf: manageResource takes no resource without it). findCreated looks, from a model (the
+// plan of the create, or a placeholder's state) and what was known before the create (lc), for the
+// object the create made; createdID is the id of a record. The create skeleton (create.go) uses it
+// after a lost answer, and placeholder resolution on the next refresh or destroy (placeholderLookup).
+type lostCreateFinder[M, T any] interface {
+	findCreated(ctx context.Context, m *M, lc lostCreate, cause error) (*T, error)
+	createdID(obj *T) string
+}
+
+// placeholderLookup is a resource's lookup for a placeholder: its model read from the placeholder's
+// state, and the id of what the create made ("" when there is none).
+func placeholderLookup[M, T any](f lostCreateFinder[M, T]) func(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
+	return func(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
+		var m M
+		if d := state.Get(ctx, &m); d.HasError() {
+			return "", fmt.Errorf("reading the placeholder: %v", d)
+		}
+		found, err := f.findCreated(ctx, &m, lc, errPlaceholder)
+		if err != nil {
+			return "", err
+		}
+		return f.createdID(found), nil
+	}
 }
 
 // savePlaceholder records an unresolved create (a *wait.UnresolvedError in err) as a placeholder:
@@ -73,52 +94,42 @@ func isPlaceholder(ctx context.Context, state tfsdk.State) bool {
 	if state.Raw.IsNull() {
 		return false
 	}
-	var id types.String
-	if d := state.GetAttribute(ctx, path.Root("id"), &id); d.HasError() {
+	id, d := stateString(ctx, state, "id")
+	if d.HasError() {
 		return false
 	}
 	return !id.IsUnknown() && !id.IsNull() && id.ValueString() == ""
 }
 
-// resolvePlaceholder finds what a placeholder's create made, for Read and Delete: the state with its
-// id filled in, or found false when nothing was created (diags say when the look failed).
-func resolvePlaceholder(ctx context.Context, impl resourceImpl, state tfsdk.State,
+// stateString is a string attribute of a state (a placeholder's id, a create message's {id} and
+// {status}).
+func stateString(ctx context.Context, state tfsdk.State, name string) (v types.String, d diag.Diagnostics) {
+	d = state.GetAttribute(ctx, path.Root(name), &v)
+	return v, d
+}
+
+// resolvePlaceholder finds (find: the resource's placeholderLookup) what a placeholder's create made,
+// for Read and Delete: the state with its id filled in, or found false when nothing was created
+// (diags say when the look failed).
+func resolvePlaceholder(ctx context.Context, pd *providerData, find func(context.Context, tfsdk.State, lostCreate) (string, error), state tfsdk.State,
 	private func(context.Context, string) ([]byte, diag.Diagnostics)) (_ tfsdk.State, found bool, diags diag.Diagnostics) {
-	finder, ok := impl.(placeholderFinder)
-	if !ok {
-		return state, false, diags
-	}
 	var lc lostCreate
 	if b, d := private(ctx, privateLostCreate); !d.HasError() && len(b) > 0 {
 		_ = json.Unmarshal(b, &lc)
 	}
-	id, err := finder.findPlaceholder(ctx, state, lc)
+	id, err := find(ctx, state, lc)
 	var notCreated *wait.NotCreatedError
 	switch {
 	case errors.As(err, &notCreated):
 		return state, false, diags
 	case err != nil:
-		impl.base().pd.addError(ctx, &diags, "Could not find what an earlier create made", err)
+		pd.addError(ctx, &diags, "Could not find what an earlier create made", err)
 		return state, false, diags
 	case id == "":
 		return state, false, diags
 	}
 	diags.Append(state.SetAttribute(ctx, path.Root("id"), id)...)
 	return state, true, diags
-}
-
-// lookForPlaceholder reads a placeholder's model and looks (find) for what its create made: the
-// shared part of every findPlaceholder.
-func lookForPlaceholder[M, T any](ctx context.Context, state tfsdk.State, find func(*M) (*T, error), id func(*T) string) (string, error) {
-	var m M
-	if d := state.Get(ctx, &m); d.HasError() {
-		return "", fmt.Errorf("reading the placeholder: %v", d)
-	}
-	found, err := find(&m)
-	if err != nil {
-		return "", err
-	}
-	return id(found), nil
 }
 
 // errPlaceholder is the cause named when a placeholder is resolved.

@@ -17,7 +17,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -173,9 +172,9 @@ func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.Id
 }
 
 // ModifyPlan keeps plans quiet and honest: the pooler endpoint becomes unknown only when the pooler is
-// switched, and an update always ends with the set active. A set whose last apply did not see it
-// active (an interrupted create's wait: status creating or resizing) plans status active, so that the
-// next apply runs Update, which waits for it.
+// switched, and an update that changes something in place (replicaSetChanges) always ends with the
+// set active. A set whose last apply did not see it active (an interrupted create's wait: status
+// creating or resizing) plans status active, so that the next apply runs Update, which waits for it.
 func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
 		return
@@ -191,9 +190,7 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_hostname"), types.StringUnknown())...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("pooler_port"), types.Int64Unknown())...)
 	}
-	changes := poolerChanges || !plan.CPUMillis.Equal(state.CPUMillis) ||
-		!plan.MemoryGbs.Equal(state.MemoryGbs) || !plan.Environment.Equal(state.Environment) ||
-		replicaSetTransitional(state.Status.ValueString())
+	changes := len(replicaSetChanges.changedAttrs(plan, state)) > 0 || replicaSetTransitional(state.Status.ValueString())
 	if changes && plan.ServiceID.Equal(state.ServiceID) && plan.Name.Equal(state.Name) && plan.Nodes.Equal(state.Nodes) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.ReplicaSetStatusActive)))...)
 	}
@@ -202,7 +199,7 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 // Create creates the set once its service is READY, records its id in state at once, waits until it
 // is active and applies the settings the create call cannot take (pooler, environment).
 func (r *readReplicaSetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	createResource(ctx, r.pd, req, resp, func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Create }, replicaSetCreateTimeout,
+	createResource(ctx, r, req, resp, func(m readReplicaSetModel) timeoutOf { return m.Timeouts.Create }, replicaSetCreateTimeout,
 		func(ctx context.Context, plan *readReplicaSetModel, _ *diag.Diagnostics) (createSteps[api.ReadReplicaSet, readReplicaSetModel], bool) {
 			serviceID, name := plan.ServiceID.ValueString(), plan.Name.ValueString()
 			nodes := int64(1) // the documented default when the configuration does not set it
@@ -211,18 +208,19 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 			}
 			body := api.ReadReplicaSetCreate{Name: name, Nodes: int(nodes), CPUMillis: int(plan.CPUMillis.ValueInt64()), MemoryGbs: int(plan.MemoryGbs.ValueInt64())}
 			return createSteps[api.ReadReplicaSet, readReplicaSetModel]{
-				summary: "Could not create read replica set",
-				create: createCall[api.ReadReplicaSet]{kind: "read replica set",
+				create: createCall[api.ReadReplicaSet]{
 					call: func(ctx context.Context, lc *lostCreate) (*api.ReadReplicaSet, bool, error) {
 						return createReplicaSetWhenReady(ctx, r.pd, serviceID, body, lc)
 					},
-					find: func(ctx context.Context, lc lostCreate, cause error) (*api.ReadReplicaSet, error) {
-						return findNewReplicaSet(ctx, r.pd, serviceID, name, lc.before(), cause)
-					},
 				},
-				id: replicaSetID,
-				noID: func() string {
-					return fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID)
+				messages: createMessages{summary: "Could not create read replica set",
+					noID: fmt.Sprintf("The API accepted read replica set %q on service %s but answered without an id. This is a problem of the API; look for the set in the console before applying again.", name, serviceID),
+					// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
+					// wait (ModifyPlan), instead of a destroy and a second create.
+					interrupted: "Read replica set creation interrupted: the set is kept",
+					interruptedDetail: fmt.Sprintf("The apply was interrupted while waiting for read replica set %q ({id}) of service %s to become active. "+
+						"It is kept in state with its id (status \"{status}\"); the next terraform apply waits for it and applies the remaining settings, "+
+						"without creating a second set. Detail: {detail}", name, serviceID),
 				},
 				record: func(m *readReplicaSetModel, rs *api.ReadReplicaSet, _ bool) {
 					m.ID = types.StringValue(deref(rs.ID))
@@ -237,7 +235,9 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 						m.applyRecord(rs)
 					}
 					if err == nil {
-						_, err = r.applySettings(ctx, *plan, m.ID, types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs)))
+						created := *m
+						created.ConnectionPoolerEnabled, created.Environment = types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs))
+						_, err = runReplicaSetActions(ctx, r.pd, id, replicaSetChanges.afterCreate(*plan, created))
 					}
 					if err == nil {
 						if rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id); err == nil {
@@ -246,35 +246,8 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 					}
 					return "", err
 				},
-				// Interrupted (Ctrl-C): the set is kept; the next plan sees its status (creating) and plans the
-				// wait (ModifyPlan), instead of a destroy and a second create.
-				interrupted: func(m readReplicaSetModel, _ string, err error) (string, string) {
-					return "Read replica set creation interrupted: the set is kept",
-						fmt.Sprintf("The apply was interrupted while waiting for read replica set %q (%s) of service %s to become active. "+
-							"It is kept in state with its id (status %q); the next terraform apply waits for it and applies the remaining settings, "+
-							"without creating a second set. Detail: %s", name, m.ID.ValueString(), serviceID, m.Status.ValueString(), errorDetail(err))
-				},
 			}, true
 		})
-}
-
-// applySettings sets the pooler and the environment of the set where the plan wants other values
-// than it has (unknown and null planned values change nothing). changed says whether a call was made.
-func (r *readReplicaSetResource) applySettings(ctx context.Context, plan readReplicaSetModel, id types.String, pooler types.Bool, env types.String) (changed bool, err error) {
-	serviceID := plan.ServiceID.ValueString()
-	if want := plan.ConnectionPoolerEnabled; known(want) && !want.Equal(pooler) {
-		changed = true
-		if err := setReplicaSetPooler(ctx, r.pd, serviceID, id.ValueString(), want.ValueBool()); err != nil {
-			return changed, err
-		}
-	}
-	if want := plan.Environment; known(want) && !want.Equal(env) {
-		changed = true
-		if err := setReplicaSetEnvironment(ctx, r.pd, serviceID, id.ValueString(), want.ValueString()); err != nil {
-			return changed, err
-		}
-	}
-	return changed, nil
 }
 
 func (r *readReplicaSetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -298,36 +271,25 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		return
 	}
 	defer cancel()
-	const summary = "Could not update read replica set"
 	serviceID, id, name := state.ServiceID.ValueString(), state.ID.ValueString(), state.Name.ValueString()
-	changed := false
 	object := fmt.Sprintf("Read replica set %s of service %s", id, serviceID)
-
-	if replicaSetTransitional(state.Status.ValueString()) {
-		// An earlier apply was interrupted before the set was active: finish that wait first.
-		changed = true
+	// An earlier apply interrupted before the set was active: finish that wait first.
+	resume := replicaSetTransitional(state.Status.ValueString())
+	if resume {
 		if _, err := waitReplicaSet(ctx, r.pd, serviceID, id, name, "to become active (resuming an interrupted apply)", nil); err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, replicaSetUpdateFailed, object, err)
 			return
 		}
 	}
-	if !plan.CPUMillis.Equal(state.CPUMillis) || !plan.MemoryGbs.Equal(state.MemoryGbs) {
-		changed = true
-		if err := resizeReplicaSet(ctx, r.pd, serviceID, id, name, int(plan.CPUMillis.ValueInt64()), int(plan.MemoryGbs.ValueInt64())); err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
-			return
-		}
-	}
-	settings, err := r.applySettings(ctx, plan, state.ID, state.ConnectionPoolerEnabled, state.Environment)
-	if err != nil {
+	actions := replicaSetChanges.actions(plan, state)
+	if summary, err := runReplicaSetActions(ctx, r.pd, id, actions); err != nil {
 		r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
 		return
 	}
-	changed = changed || settings
-	if changed {
+	if resume || len(actions) > 0 {
 		rs, err := r.pd.client.GetReplicaSet(ctx, serviceID, id)
 		if err != nil {
-			r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
+			r.pd.updateFailed(ctx, &resp.Diagnostics, replicaSetUpdateFailed, object, err)
 			return
 		}
 		plan.applyRecord(rs)
@@ -370,9 +332,10 @@ func replicaSetTransitional(status string) bool {
 	return false
 }
 
-// findPlaceholder looks for the set a lost create made (placeholder.go).
-func (r *readReplicaSetResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	return lookForPlaceholder(ctx, state, func(m *readReplicaSetModel) (*api.ReadReplicaSet, error) {
-		return findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), errPlaceholder)
-	}, replicaSetID)
+// findCreated is the set's lookup of a lost create (placeholder.go): the one set of the model's
+// service named as the model's that was not in lc.Before.
+func (r *readReplicaSetResource) findCreated(ctx context.Context, m *readReplicaSetModel, lc lostCreate, cause error) (*api.ReadReplicaSet, error) {
+	return findNewReplicaSet(ctx, r.pd, m.ServiceID.ValueString(), m.Name.ValueString(), lc.before(), cause)
 }
+
+func (r *readReplicaSetResource) createdID(rs *api.ReadReplicaSet) string { return replicaSetID(rs) }

@@ -81,6 +81,10 @@ func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 	if id == "" || state.Status.ValueString() != string(api.ReplicaSetStatusCreating) {
 		t.Fatalf("state after the interrupt: id %q status %s, want an id and status creating", id, state.Status)
 	}
+	// The warning's detail (createMessages, data) names the set as state has it.
+	if d := createResp.Diagnostics.Warnings()[0].Detail(); !strings.Contains(d, "("+id+") of service") || !strings.Contains(d, `(status "creating")`) {
+		t.Errorf("the warning does not name the set's id %s and status creating: %s", id, d)
+	}
 
 	// The next plan: ModifyPlan sees status creating and plans active (an Update that waits).
 	prior := tfsdk.State{Schema: sch, Raw: createResp.State.Raw}

@@ -7,8 +7,10 @@ package provider
 // calls (planServiceActions, run by Update in service_update.go), the plan's paused check
 // (serviceChangesNeedingRunning), the calls after a create (serviceCreateActions), the "In place:"
 // sentence of the resource's description (serviceInPlaceSentence); the data sources' attributes follow
-// the model (withResourceFields), and the drift test's cases follow the list. The calls go through
-// changeService (service_calls.go).
+// the model (withResourceFields), and the drift test's cases follow the list. The list is on the one
+// mechanism of in-place changes (changes.go), which the read replica set's list uses too; every
+// configurable attribute is an entry, a replacement, paused or Terraform-only (serviceTerraformOnly),
+// which TestServiceAttributesHaveAChange holds. The calls go through changeService (service_calls.go).
 
 import (
 	"context"
@@ -19,24 +21,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// serviceChange is one thing an update of a service can change in place: one entry of serviceChanges.
-type serviceChange struct {
-	attrs   []string // the attributes, as the schema names them
-	note    string   // how the description's "In place:" sentence names the change ("" for none)
-	changed func(plan, state serviceResourceModel) bool
-	calls   func(plan, state serviceResourceModel) []serviceAction // called only when changed
-	// afterCreate: the create call cannot set it (or not all of it), so a create makes the change too,
-	// once the service is READY: from the created record to the plan, or by createCalls when given
-	// (a change no record shows; an update that finishes an interrupted create makes it again).
-	afterCreate bool
-	createCalls func(plan serviceResourceModel) []serviceAction
-}
+// serviceAction is one call of an update of a service (the one mechanism of in-place changes,
+// changes.go).
+type serviceAction = changeAction[serviceResourceModel]
 
 // serviceChanges is the one list of what an update can change in place, in the order an update makes
 // the calls. A new in-place attribute is its model field (with its line in flattenService), its schema
 // attribute, one entry here and the API client's method. Start and stop (paused) are not in it: a
 // paused service accepts none of these, so start comes first and stop last.
-var serviceChanges = []serviceChange{
+var serviceChanges = changes[serviceResourceModel]{
 	{
 		attrs: []string{"name"}, note: "rename",
 		changed: func(plan, state serviceResourceModel) bool {
@@ -240,28 +233,6 @@ func (c serviceCall[V]) with(v V) serviceAction {
 	}
 }
 
-// serviceAction is one API call of an update with the value it takes from the plan: Call and Value
-// are the printable, pure plan (String; a password is never printed); run makes the call.
-type serviceAction struct {
-	Call      string
-	Value     any
-	sensitive bool
-
-	update, create string
-	run            func(ctx context.Context, pd *providerData, id string) error
-	record         func(cur *serviceResourceModel, plan serviceResourceModel)
-}
-
-func (a serviceAction) String() string {
-	switch {
-	case a.sensitive:
-		return a.Call + " (sensitive)"
-	case a.Value == nil:
-		return a.Call
-	}
-	return fmt.Sprintf("%s %v", a.Call, a.Value)
-}
-
 // Start (resume) and stop (pause): the first and the last call of a plan, never an entry's.
 var (
 	startAction = serviceAction{
@@ -276,14 +247,6 @@ var (
 	}
 )
 
-// onlyIf returns the actions when cond holds, else none.
-func onlyIf[T any](cond bool, a ...T) []T {
-	if cond {
-		return a
-	}
-	return nil
-}
-
 // planServiceActions is the pure heart of Update: from the prior state and the plan (with password_wo
 // taken from the configuration) it returns the API calls to make, in order: start (a paused service
 // that the plan resumes: every other call needs it running), the calls of serviceChanges in its
@@ -294,11 +257,7 @@ func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 	if statePaused && known(plan.Paused) && !plan.Paused.ValueBool() {
 		out = append(out, startAction)
 	}
-	for _, c := range serviceChanges {
-		if c.changed(plan, state) {
-			out = append(out, c.calls(plan, state)...)
-		}
-	}
+	out = append(out, serviceChanges.actions(plan, state)...)
 	if !statePaused && known(plan.Paused) && plan.Paused.ValueBool() {
 		out = append(out, stopAction)
 	}
@@ -309,29 +268,13 @@ func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 // entries marked afterCreate, from the created record to the plan (with password_wo from the
 // configuration), in the order of serviceChanges.
 func serviceCreateActions(plan, created serviceResourceModel) []serviceAction {
-	var out []serviceAction
-	for _, c := range serviceChanges {
-		switch {
-		case !c.afterCreate:
-		case c.createCalls != nil:
-			out = append(out, c.createCalls(plan)...)
-		case c.changed(plan, created):
-			out = append(out, c.calls(plan, created)...)
-		}
-	}
-	return out
+	return serviceChanges.afterCreate(plan, created)
 }
 
 // serviceChangesNeedingRunning names the planned changes that make an API call a paused service
 // refuses: every entry of serviceChanges (start/stop and the Terraform-only settings are not in it).
 func serviceChangesNeedingRunning(plan, state serviceResourceModel) []string {
-	var out []string
-	for _, c := range serviceChanges {
-		if c.changed(plan, state) {
-			out = append(out, strings.Join(c.attrs, "/"))
-		}
-	}
-	return out
+	return serviceChanges.changedAttrs(plan, state)
 }
 
 // serviceUpdateCallsAPI reports whether an update from state to plan makes an API call (other than
@@ -342,16 +285,16 @@ func serviceUpdateCallsAPI(plan, state serviceResourceModel) bool {
 
 // serviceInPlaceSentence is the resource description's "In place:" sentence, from serviceChanges.
 func serviceInPlaceSentence() string {
-	var parts []string
-	for _, c := range serviceChanges {
-		p := "`" + strings.Join(c.attrs, "`/`") + "`"
-		if c.note != "" {
-			p += " (" + c.note + ")"
-		}
-		parts = append(parts, p)
-	}
-	return "**In place:** " + strings.Join(parts, ", ") + ", `paused` (stop/start), `deletion_protection`, `allow_replacement` and `timeouts`."
+	return "**In place:** " + strings.Join(serviceChanges.inPlace(), ", ") + ", `paused` (stop/start), `deletion_protection`, `allow_replacement` and `timeouts`."
 }
+
+// serviceTerraformOnly are the configurable attributes of dbcloud_service that are neither an entry
+// of serviceChanges, nor replace the service (serviceReplacements), nor are paused (start and stop,
+// planServiceActions): the settings of the provider's own, which no API call changes, and
+// password_wo, which is never in state (write-only): the password entry sends it when
+// password_wo_version changes. TestServiceAttributesHaveAChange holds every configurable
+// attribute to one of these.
+var serviceTerraformOnly = []string{"deletion_protection", "allow_replacement", "timeouts", "password_wo"}
 
 // firstKnown returns the first known, non-empty string.
 func firstKnown(vals ...types.String) string {

@@ -271,18 +271,17 @@ func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name stri
 	// The resources' create (create.go): a lost answer is looked for by the name, and the fork sent
 	// again only when the look proves it was not made.
 	attempt := 0
-	fork, _, sent, _, err := createCall[api.Service]{kind: "service fork",
+	fork, _, sent, _, err := createCall[api.Service]{
 		call: func(ctx context.Context, _ *lostCreate) (*api.Service, bool, error) {
 			if attempt++; attempt > 1 {
 				r.progress("no service %q appeared, so the fork was not made: forking again", name)
 			}
 			return forkWhenReady(ctx, pd, sourceID, body)
 		},
-		find: func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
-			r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
-			return findCreatedService(ctx, pd, name, lc.Started, cause)
-		},
-	}.do(ctx)
+	}.do(ctx, func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
+		r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
+		return findCreatedService(ctx, pd, name, lc.Started, cause)
+	})
 	if err != nil {
 		r.a.forkFailed(ctx, r.diags, sourceID, name, sent, err)
 		return "", "", false

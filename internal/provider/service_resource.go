@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
@@ -53,7 +52,7 @@ type serviceResource struct{ resourceBase }
 // password, which no refresh can show); any other failure is an error, with the progress saved
 // (Terraform taints the service).
 func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	createResource(ctx, r.pd, req, resp, func(m serviceResourceModel) timeoutOf { return m.Timeouts.Create }, serviceCreateTimeout,
+	createResource(ctx, r, req, resp, func(m serviceResourceModel) timeoutOf { return m.Timeouts.Create }, serviceCreateTimeout,
 		func(ctx context.Context, plan *serviceResourceModel, diags *diag.Diagnostics) (createSteps[api.Service, serviceResourceModel], bool) {
 			// password_wo comes from the configuration, for the calls after the create only: the plan the
 			// skeleton saves (a placeholder too) never holds it.
@@ -71,10 +70,16 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 func (r *serviceResource) createSteps(call createCall[api.Service], summary string, plan serviceResourceModel) createSteps[api.Service, serviceResourceModel] {
 	pd, name := r.pd, plan.Name.ValueString()
 	return createSteps[api.Service, serviceResourceModel]{
-		summary: summary, create: call, id: func(s *api.Service) string { return deref(s.ServiceID) },
-		noID: func() string {
-			return "The API answered the create without a service_id: the provider cannot track the service. " +
-				"Look for a service named " + strconv.Quote(name) + " and import it if it exists."
+		create: call,
+		messages: createMessages{summary: summary,
+			noID: "The API answered the create without a service_id: the provider cannot track the service. " +
+				"Look for a service named " + strconv.Quote(name) + " and import it if it exists.",
+			adopted: "Service adopted after a lost create answer",
+			adoptedDetail: fmt.Sprintf("The API did not answer the create of %q, but exactly one service with this name appeared since the attempt started: {id}. "+
+				"The provider adopted it instead of creating another. Its initial_password is unknown (null): set password or password_wo to choose one.", name),
+			interrupted: "Interrupted while waiting; the next apply resumes the wait",
+			interruptedDetail: "{summary}: {error}\n\nService {id} exists and is kept in state (not tainted). The next apply waits for it " +
+				"and applies the settings that were not applied yet; nothing is created twice.",
 		},
 		record: func(m *serviceResourceModel, svc *api.Service, adopted bool) {
 			m.applyRecord(svc, pd.client.ProjectID())
@@ -83,18 +88,8 @@ func (r *serviceResource) createSteps(call createCall[api.Service], summary stri
 			}
 			m.forState()
 		},
-		adopted: func(svc *api.Service) (string, string) {
-			return "Service adopted after a lost create answer",
-				fmt.Sprintf("The API did not answer the create of %q, but exactly one service with this name appeared since the attempt started: %s. "+
-					"The provider adopted it instead of creating another. Its initial_password is unknown (null): set password or password_wo to choose one.", name, deref(svc.ServiceID))
-		},
 		wait: func(ctx context.Context, m *serviceResourceModel, diags *diag.Diagnostics) (string, error) {
 			return r.whenCreated(ctx, plan, m, diags)
-		},
-		interrupted: func(m serviceResourceModel, summary string, err error) (string, string) {
-			return "Interrupted while waiting; the next apply resumes the wait",
-				fmt.Sprintf("%s: %s\n\nService %s exists and is kept in state (not tainted). The next apply waits for it "+
-					"and applies the settings that were not applied yet; nothing is created twice.", summary, err.Error(), m.ID.ValueString())
 		},
 		kept: func(ctx context.Context, m *serviceResourceModel, resp *resource.CreateResponse, interrupted bool) {
 			// The record as the API shows it now (best effort), over what was done so far; the wrapper
@@ -107,16 +102,12 @@ func (r *serviceResource) createSteps(call createCall[api.Service], summary stri
 	}
 }
 
-// createCall is the service's create (or fork) call, and how a lost answer finds the service: by its
-// name, created since the attempt started (findCreatedService). A fork, like a create, is sent again
-// only when that look proves it was not made.
+// createCall is the service's create (or fork) call. A lost answer is looked for by the service's
+// lookup (findCreated); a fork, like a create, is sent again only when that look proves it was not
+// made.
 func (r *serviceResource) createCall(ctx context.Context, plan serviceResourceModel, diags *diag.Diagnostics) (_ createCall[api.Service], summary string, ok bool) {
-	pd, name := r.pd, plan.Name.ValueString()
-	c := createCall[api.Service]{kind: "service",
-		find: func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
-			return findCreatedService(ctx, pd, name, lc.Started, cause)
-		},
-	}
+	pd := r.pd
+	var c createCall[api.Service]
 	if plan.Fork.IsNull() {
 		body, d := createBody(ctx, plan)
 		diags.Append(d...)
@@ -337,9 +328,10 @@ func (r *serviceResource) ImportState(ctx context.Context, req resource.ImportSt
 // finished: the next plan plans an update that waits for the service and applies what create did not.
 const privateResumeCreate = "resume_create"
 
-// findPlaceholder looks for the service a lost create made (placeholder.go).
-func (r *serviceResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	return lookForPlaceholder(ctx, state, func(m *serviceResourceModel) (*api.Service, error) {
-		return findCreatedService(ctx, r.pd, m.Name.ValueString(), lc.Started, errPlaceholder)
-	}, func(s *api.Service) string { return deref(s.ServiceID) })
+// findCreated is the service's lookup of a lost create (placeholder.go): a service named as the
+// model's, created since the attempt started (findCreatedService).
+func (r *serviceResource) findCreated(ctx context.Context, m *serviceResourceModel, lc lostCreate, cause error) (*api.Service, error) {
+	return findCreatedService(ctx, r.pd, m.Name.ValueString(), lc.Started, cause)
 }
+
+func (r *serviceResource) createdID(s *api.Service) string { return deref(s.ServiceID) }

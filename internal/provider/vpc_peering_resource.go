@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -113,19 +112,13 @@ func (r *vpcPeeringResource) IdentitySchema(_ context.Context, _ resource.Identi
 }
 
 func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	createResource(ctx, r.pd, req, resp, func(m vpcPeeringModel) timeoutOf { return m.Timeouts.Create }, peeringCreateTimeout,
+	createResource(ctx, r, req, resp, func(m vpcPeeringModel) timeoutOf { return m.Timeouts.Create }, peeringCreateTimeout,
 		func(ctx context.Context, plan *vpcPeeringModel, _ *diag.Diagnostics) (createSteps[api.Peering, vpcPeeringModel], bool) {
 			c := r.pd.client
-			vpcID := plan.VPCID.ValueString()
-			body := api.PeeringCreate{
-				PeerAccountID:  plan.PeerAccountID.ValueString(),
-				PeerRegionCode: plan.PeerRegionCode.ValueString(),
-				PeerVpcID:      plan.PeerVPCID.ValueString(),
-			}
+			vpcID, body := plan.VPCID.ValueString(), peeringCreateBody(plan)
 			var created *api.Peering
 			return createSteps[api.Peering, vpcPeeringModel]{
-				summary: "Could not create VPC peering",
-				create: createCall[api.Peering]{kind: "VPC peering",
+				create: createCall[api.Peering]{
 					before: func(ctx context.Context) (lostCreate, error) {
 						before, err := c.ListPeerings(ctx, vpcID)
 						return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, peeringID)))}, err
@@ -134,13 +127,13 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 						p, err := c.CreatePeering(ctx, vpcID, body)
 						return p, true, err
 					},
-					find: func(ctx context.Context, lc lostCreate, cause error) (*api.Peering, error) {
-						return findNewPeering(ctx, r.pd, vpcID, body, lc.before(), cause)
-					},
 				},
-				id: peeringID,
-				noID: func() string {
-					return fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID)
+				messages: createMessages{summary: "Could not create VPC peering",
+					noID: fmt.Sprintf("The API accepted the peering of VPC %s with %s but answered without an id. This is a problem of the API; look for the peering in the console before applying again.", vpcID, body.PeerVpcID),
+					// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
+					interrupted: "VPC peering creation interrupted: the peering is kept",
+					interruptedDetail: "The apply was interrupted while waiting for peering {id} of VPC " + vpcID + " to be provisioned. It is kept in state " +
+						"(status \"{status}\"); provisioned_id appears on a later refresh, and nothing is created twice.",
 				},
 				record: func(m *vpcPeeringModel, p *api.Peering, _ bool) {
 					created = p
@@ -154,14 +147,13 @@ func (r *vpcPeeringResource) Create(ctx context.Context, req resource.CreateRequ
 					nullUnknowns(m)
 					return "", err
 				},
-				// Ctrl-C: the peering exists and is kept. Its provisioned_id shows on a later refresh.
-				interrupted: func(m vpcPeeringModel, _ string, _ error) (string, string) {
-					return "VPC peering creation interrupted: the peering is kept",
-						fmt.Sprintf("The apply was interrupted while waiting for peering %s of VPC %s to be provisioned. It is kept in state "+
-							"(status %q); provisioned_id appears on a later refresh, and nothing is created twice.", m.ID.ValueString(), vpcID, m.Status.ValueString())
-				},
 			}, true
 		})
+}
+
+// peeringCreateBody is the create call's body, from a plan (or a placeholder's state).
+func peeringCreateBody(m *vpcPeeringModel) api.PeeringCreate {
+	return api.PeeringCreate{PeerAccountID: m.PeerAccountID.ValueString(), PeerRegionCode: m.PeerRegionCode.ValueString(), PeerVpcID: m.PeerVPCID.ValueString()}
 }
 
 func (r *vpcPeeringResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -216,12 +208,13 @@ func peeringFailed(vpcID string, body api.PeeringCreate, p *api.Peering) error {
 		deref(p.ID), vpcID, body.PeerVpcID, body.PeerAccountID, body.PeerRegionCode, deref(p.Status), msg)
 }
 
-// findNewPeering resolves a lost create answer (wait.FindCreated): the one peering like body that
-// was not in before.
-func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body api.PeeringCreate, before map[string]bool, cause error) (*api.Peering, error) {
-	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.Peering]{
+// findCreated is the peering's lookup of a lost create (placeholder.go): the one peering of the
+// model's VPC like the model's that was not in lc.Before.
+func (r *vpcPeeringResource) findCreated(ctx context.Context, m *vpcPeeringModel, lc lostCreate, cause error) (*api.Peering, error) {
+	vpcID, body, before := m.VPCID.ValueString(), peeringCreateBody(m), lc.before()
+	return wait.FindCreated(ctx, r.pd.backoff, wait.Created[api.Peering]{
 		Kind: "VPC peering", Name: "with " + body.PeerVpcID, ID: peeringID,
-		List: func(ctx context.Context) ([]api.Peering, error) { return pd.client.ListPeerings(ctx, vpcID) },
+		List: func(ctx context.Context) ([]api.Peering, error) { return r.pd.client.ListPeerings(ctx, vpcID) },
 		Match: func(p *api.Peering) bool {
 			return !before[deref(p.ID)] && deref(p.PeerVpcID) == body.PeerVpcID && deref(p.PeerAccountID) == body.PeerAccountID &&
 				deref(p.PeerRegionCode) == body.PeerRegionCode
@@ -229,13 +222,7 @@ func findNewPeering(ctx context.Context, pd *providerData, vpcID string, body ap
 	}, cause)
 }
 
-// findPlaceholder looks for the peering a lost create made (placeholder.go).
-func (r *vpcPeeringResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	return lookForPlaceholder(ctx, state, func(m *vpcPeeringModel) (*api.Peering, error) {
-		body := api.PeeringCreate{PeerAccountID: m.PeerAccountID.ValueString(), PeerRegionCode: m.PeerRegionCode.ValueString(), PeerVpcID: m.PeerVPCID.ValueString()}
-		return findNewPeering(ctx, r.pd, m.VPCID.ValueString(), body, lc.before(), errPlaceholder)
-	}, peeringID)
-}
+func (r *vpcPeeringResource) createdID(p *api.Peering) string { return peeringID(p) }
 
 // waitPeeringProvisioned waits until the peering has its provisioned_id (or is active), and returns
 // the last record seen (first when none was read). A failed peering ends the wait with its error.

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
@@ -90,13 +89,12 @@ func (r *vpcResource) IdentitySchema(_ context.Context, _ resource.IdentitySchem
 }
 
 func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	createResource(ctx, r.pd, req, resp, nil, 0,
+	createResource(ctx, r, req, resp, nil, 0,
 		func(ctx context.Context, plan *vpcModel, _ *diag.Diagnostics) (createSteps[api.VPC, vpcModel], bool) {
 			c := r.pd.client
-			body := api.VPCCreate{Name: plan.Name.ValueString(), Cidr: plan.CIDR.ValueString(), RegionCode: plan.RegionCode.ValueString()}
+			body := vpcCreateBody(plan)
 			return createSteps[api.VPC, vpcModel]{
-				summary: "Could not create VPC",
-				create: createCall[api.VPC]{kind: "VPC",
+				create: createCall[api.VPC]{
 					before: func(ctx context.Context) (lostCreate, error) {
 						before, err := c.ListVPCs(ctx)
 						return lostCreate{Before: slices.Collect(maps.Keys(wait.IDSet(before, vpcID)))}, err
@@ -105,20 +103,20 @@ func (r *vpcResource) Create(ctx context.Context, req resource.CreateRequest, re
 						vpc, err := c.CreateVPC(ctx, body)
 						return vpc, true, err
 					},
-					find: func(ctx context.Context, lc lostCreate, cause error) (*api.VPC, error) {
-						return findNewVPC(ctx, r.pd, body, lc.before(), cause)
-					},
 				},
-				id: vpcID,
-				noID: func() string {
-					return fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name)
-				},
+				messages: createMessages{summary: "Could not create VPC",
+					noID: fmt.Sprintf("The API created VPC %q but answered without an id. This is a problem of the API; look for the VPC in the console before applying again.", body.Name)},
 				record: func(m *vpcModel, vpc *api.VPC, _ bool) {
 					m.ID = types.StringValue(deref(vpc.ID))
 					m.applyRecord(vpc)
 				},
 			}, true
 		})
+}
+
+// vpcCreateBody is the create call's body, from a plan (or a placeholder's state).
+func vpcCreateBody(m *vpcModel) api.VPCCreate {
+	return api.VPCCreate{Name: m.Name.ValueString(), Cidr: m.CIDR.ValueString(), RegionCode: m.RegionCode.ValueString()}
 }
 
 func (r *vpcResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -208,24 +206,19 @@ func (r *vpcResource) ImportState(ctx context.Context, req resource.ImportStateR
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 
-// findNewVPC resolves a lost create answer (wait.FindCreated): the one VPC like body that was not
-// in before.
-func findNewVPC(ctx context.Context, pd *providerData, body api.VPCCreate, before map[string]bool, cause error) (*api.VPC, error) {
-	return wait.FindCreated(ctx, pd.backoff, wait.Created[api.VPC]{
-		Kind: "VPC", Name: body.Name, List: pd.client.ListVPCs, ID: vpcID,
+// findCreated is the VPC's lookup of a lost create (placeholder.go): the one VPC like the model's
+// that was not in lc.Before.
+func (r *vpcResource) findCreated(ctx context.Context, m *vpcModel, lc lostCreate, cause error) (*api.VPC, error) {
+	body, before := vpcCreateBody(m), lc.before()
+	return wait.FindCreated(ctx, r.pd.backoff, wait.Created[api.VPC]{
+		Kind: "VPC", Name: body.Name, List: r.pd.client.ListVPCs, ID: vpcID,
 		Match: func(v *api.VPC) bool {
 			return !before[deref(v.ID)] && deref(v.Name) == body.Name && deref(v.Cidr) == body.Cidr && deref(v.RegionCode) == body.RegionCode
 		},
 	}, cause)
 }
 
-// findPlaceholder looks for the VPC a lost create made (placeholder.go).
-func (r *vpcResource) findPlaceholder(ctx context.Context, state tfsdk.State, lc lostCreate) (string, error) {
-	return lookForPlaceholder(ctx, state, func(m *vpcModel) (*api.VPC, error) {
-		body := api.VPCCreate{Name: m.Name.ValueString(), Cidr: m.CIDR.ValueString(), RegionCode: m.RegionCode.ValueString()}
-		return findNewVPC(ctx, r.pd, body, lc.before(), errPlaceholder)
-	}, vpcID)
-}
+func (r *vpcResource) createdID(v *api.VPC) string { return vpcID(v) }
 
 // vpcHolders is what keeps a VPC from being deleted.
 type vpcHolders struct {

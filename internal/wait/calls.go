@@ -186,32 +186,41 @@ func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
 			tflog.Info(ctx, "dbcloud: the call answered 409, and its target already holds", map[string]any{"what": c.What})
 			return PollResult[struct{}]{Done: true}, nil
 		}
-		if api.IsOutage(err) {
-			return PollResult[struct{}]{}, Stop(err) // the client rode the outage out until the budget ran out
-		}
-		if attempt++; c.MaxRetries > 0 && attempt > c.MaxRetries {
-			return PollResult[struct{}]{}, Stop(err)
-		}
-		tflog.Debug(ctx, "dbcloud: state-changing call answered 409 or lost; trying again",
-			map[string]any{"what": c.What, "attempt": attempt, "error": err.Error()})
-		switch {
-		case api.IsConflict(err):
-			if c.Stuck != nil {
-				if serr := c.Stuck(ctx); serr != nil {
-					return PollResult[struct{}]{}, Stop(fmt.Errorf("%w\n\nThe API answered: %w", serr, err))
-				}
-			}
-			return PollResult[struct{}]{Status: ConflictStatus(err)}, nil
-		case IsTransient(err):
-			return PollResult[struct{}]{}, err
-		}
-		return PollResult[struct{}]{}, Stop(err)
+		attempt++
+		return c.refused(ctx, err, attempt)
 	})
 	var timeout *TimeoutError
 	if errors.As(err, &timeout) && !beforeFailed && !Interrupted(err) && lost.attempts > 0 {
 		return unansweredErr(time.Now()) // the budget ran out while the outage lasted
 	}
 	return err
+}
+
+// refused is what the answer err to a busy call's attempt (the attempt-th after the first, not an
+// outage's lost answer, not a 409 whose target already holds) does: a 409 is waited out (unless Stuck
+// says it cannot clear), a transient error tried again, anything else ends the retry, and so does
+// every error once MaxRetries attempts are spent.
+func (c Busy) refused(ctx context.Context, err error, attempt int) (PollResult[struct{}], error) {
+	if api.IsOutage(err) {
+		return PollResult[struct{}]{}, Stop(err) // the client rode the outage out until the budget ran out
+	}
+	if c.MaxRetries > 0 && attempt > c.MaxRetries {
+		return PollResult[struct{}]{}, Stop(err)
+	}
+	tflog.Debug(ctx, "dbcloud: state-changing call answered 409 or lost; trying again",
+		map[string]any{"what": c.What, "attempt": attempt, "error": err.Error()})
+	switch {
+	case api.IsConflict(err):
+		if c.Stuck != nil {
+			if serr := c.Stuck(ctx); serr != nil {
+				return PollResult[struct{}]{}, Stop(fmt.Errorf("%w\n\nThe API answered: %w", serr, err))
+			}
+		}
+		return PollResult[struct{}]{Status: ConflictStatus(err)}, nil
+	case IsTransient(err):
+		return PollResult[struct{}]{}, err
+	}
+	return PollResult[struct{}]{}, Stop(err)
 }
 
 // busyOutageLogEvery is how often, at most, a busy call logs that the API still does not answer it.

@@ -1,0 +1,152 @@
+package provider
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Every configurable attribute (and block) of dbcloud_service's schema is an entry of serviceChanges,
+// a replacement (serviceReplacements replaces the service when it changes), paused (start and stop),
+// or in the Terraform-only list (serviceTerraformOnly): an attribute added to the schema without its
+// entry, or an entry removed, fails here, where the apply would record the planned value without
+// calling the API. The replacements and paused are checked against the code that decides them, and
+// each attribute is in exactly one place.
+func TestServiceAttributesHaveAChange(t *testing.T) {
+	sch := schemaOf(t, NewServiceResource())
+	var configurable []string
+	for name, a := range sch.Attributes {
+		if a.IsOptional() || a.IsRequired() {
+			configurable = append(configurable, name)
+		}
+	}
+	for name := range sch.Blocks {
+		configurable = append(configurable, name)
+	}
+
+	where := map[string][]string{} // attribute -> the places that hold it
+	for _, c := range serviceChanges {
+		for _, a := range c.attrs {
+			where[a] = append(where[a], "serviceChanges")
+		}
+	}
+	for _, a := range serviceTerraformOnly {
+		where[a] = append(where[a], "serviceTerraformOnly")
+	}
+	for _, a := range replacingServiceAttrs(t) {
+		where[a] = append(where[a], "serviceReplacements")
+	}
+	if pausing(t) {
+		where["paused"] = append(where["paused"], "start/stop")
+	}
+
+	for _, name := range configurable {
+		switch places := where[name]; len(places) {
+		case 0:
+			t.Errorf("dbcloud_service's configurable attribute %q is in no serviceChanges entry, replaces nothing and is not in serviceTerraformOnly: "+
+				"give it an entry (or say why it is Terraform-only)", name)
+		case 1:
+		default:
+			t.Errorf("dbcloud_service's attribute %q is in more than one place: %v", name, places)
+		}
+	}
+	for name := range where {
+		if !slices.Contains(configurable, name) {
+			t.Errorf("%q (%v) is not a configurable attribute of dbcloud_service's schema", name, where[name])
+		}
+	}
+}
+
+// replacingServiceAttrs are the attributes whose change serviceReplacements answers with a replacement,
+// each found by changing it alone.
+func replacingServiceAttrs(t *testing.T) []string {
+	t.Helper()
+	forkAttrs := map[string]attr.Value{"source_service_id": types.StringValue("src0000001"), "strategy": types.StringNull(), "target_time": types.StringNull()}
+	changes := map[string]func(m *serviceResourceModel){
+		"region_code": func(m *serviceResourceModel) { m.RegionCode = types.StringValue("eu-west-1") },
+		"addons":      func(m *serviceResourceModel) { m.Addons = serviceAddonsSet([]string{"ai"}) },
+		"fork":        func(m *serviceResourceModel) { m.Fork = types.ObjectValueMust(serviceForkAttrTypes, forkAttrs) },
+	}
+	var out []string
+	for name, change := range changes {
+		state := serviceResourceModel{serviceFields: serviceFields{
+			RegionCode: types.StringValue("us-east-1"), Addons: serviceAddonsSet([]string{"time-series"}), ServiceType: types.StringValue("TIMESCALEDB"),
+			ForkedFrom: types.ObjectNull(serviceForkedFromAttrTypes),
+		}, Fork: types.ObjectNull(serviceForkAttrTypes)}
+		plan := state
+		change(&plan)
+		if got := serviceReplacements(t.Context(), plan, state, false); !reflect.DeepEqual(got, path.Paths{path.Root(name)}) {
+			t.Errorf("changing %s alone: serviceReplacements = %v, want [%s]", name, got, name)
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// pausing says whether paused is start and stop: a plan that pauses a running service stops it, one
+// that resumes a paused service starts it.
+func pausing(t *testing.T) bool {
+	t.Helper()
+	running := serviceResourceModel{}
+	running.Paused = types.BoolValue(false)
+	paused := running
+	paused.Paused = types.BoolValue(true)
+	stop, start := planServiceActions(running, paused), planServiceActions(paused, running)
+	if len(stop) != 1 || stop[0].Call != stopAction.Call || len(start) != 1 || start[0].Call != startAction.Call {
+		t.Errorf("paused: pausing plans %v, resuming %v; want stop and start", stop, start)
+		return false
+	}
+	return true
+}
+
+// The read replica set's in-place changes (replicaSetChanges) plan the calls its Update and Create
+// made by hand before: a resize on a new size, the pooler and the environment when the plan knows
+// them; unknown planned settings are no call, and a create sets only what the record differs in.
+func TestReplicaSetChanges(t *testing.T) {
+	set := func(cpu, mem int64, pooler types.Bool, env types.String) readReplicaSetModel {
+		var m readReplicaSetModel
+		m.CPUMillis, m.MemoryGbs, m.ConnectionPoolerEnabled, m.Environment = types.Int64Value(cpu), types.Int64Value(mem), pooler, env
+		return m
+	}
+	calls := func(actions []changeAction[readReplicaSetModel]) []string {
+		var out []string
+		for _, a := range actions {
+			out = append(out, a.String())
+		}
+		return out
+	}
+	off, dev := types.BoolValue(false), types.StringValue("DEV")
+	state := set(1000, 4, off, dev)
+	tests := []struct {
+		name    string
+		plan    readReplicaSetModel
+		want    []string
+		changed []string
+	}{
+		{"no change", set(1000, 4, off, dev), nil, nil},
+		{"resize", set(2000, 8, off, dev), []string{"resize 2000/8"}, []string{"cpu_millis/memory_gbs"}},
+		{"every change, in order", set(500, 2, types.BoolValue(true), types.StringValue("PROD")),
+			[]string{"resize 500/2", "set_pooler true", "set_environment PROD"},
+			[]string{"cpu_millis/memory_gbs", "connection_pooler_enabled", "environment"}},
+		// Unknown settings plan the status (ModifyPlan) but make no call.
+		{"unknown settings", set(1000, 4, types.BoolUnknown(), types.StringUnknown()), nil, []string{"connection_pooler_enabled", "environment"}},
+	}
+	for _, tt := range tests {
+		if got := calls(replicaSetChanges.actions(tt.plan, state)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: calls %v, want %v", tt.name, got, tt.want)
+		}
+		if got := replicaSetChanges.changedAttrs(tt.plan, state); !reflect.DeepEqual(got, tt.changed) {
+			t.Errorf("%s: changed %v, want %v", tt.name, got, tt.changed)
+		}
+	}
+	// A create: the size is the create call's; the pooler and the environment follow the plan.
+	created := set(1000, 4, off, dev)
+	if got, want := calls(replicaSetChanges.afterCreate(set(2000, 8, types.BoolValue(true), dev), created)), []string{"set_pooler true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after create: %v, want %v", got, want)
+	}
+}
