@@ -37,6 +37,9 @@ type tfWorkdir struct {
 	t   *testing.T
 	dir string
 	srv *emulator.Server
+	// cli and addr, when set: the CLI to run instead of terraform on PATH, and the provider's
+	// address for it (newTFWorkdirOnAccCLI).
+	cli, addr string
 }
 
 // newTFWorkdir writes the configuration (resources only; the provider block is added) and runs init.
@@ -86,7 +89,14 @@ type tfProcess struct {
 // start starts a terraform command with a fresh in-process provider.
 func (w *tfWorkdir) start(args ...string) *tfProcess {
 	w.t.Helper()
-	cmd, out := terraformCmd(w.t, w.dir, serveProviderForTerraform(w.t, interruptProviderAddr), args...)
+	addr := interruptProviderAddr
+	if w.addr != "" {
+		addr = w.addr
+	}
+	cmd, out := terraformCmd(w.t, w.dir, serveProviderForTerraform(w.t, addr), args...)
+	if w.cli != "" {
+		cmd.Path, cmd.Args[0] = w.cli, w.cli
+	}
 	if err := cmd.Start(); err != nil {
 		w.t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
@@ -371,5 +372,99 @@ resource "terraform_data" "job" {
 	}
 	if left := waitEmulatorEmpty(srv); len(left) > 0 {
 		t.Errorf("left after the destroys: %v", left)
+	}
+}
+
+// newTFWorkdirOnAccCLI is newTFWorkdir on the acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH), with the provider at the address that CLI gives dbcloud/dbcloud.
+func newTFWorkdirOnAccCLI(t *testing.T, srv *emulator.Server, resources string) *tfWorkdir {
+	t.Helper()
+	w := &tfWorkdir{t: t, dir: t.TempDir(), srv: srv, cli: os.Getenv("TF_ACC_TERRAFORM_PATH")}
+	if acceptanceCLIIsOpenTofu(t) {
+		w.addr = "registry.opentofu.org/dbcloud/dbcloud"
+	}
+	w.write(resources)
+	if out, err := w.run("init", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	return w
+}
+
+// runsPausable is runsBase with the service's paused set by var.paused.
+var runsPausable = strings.Replace(runsBase, "  password_wo_version       = var.password_version\n",
+	"  password_wo_version       = var.password_version\n  paused                    = var.paused\n", 1) + `
+variable "paused" {
+  type    = bool
+  default = false
+}
+`
+
+// TestAccServiceCredentials_pauseResume: with the logins of the connecting guide configured
+// (runsLogins), pausing the service is one apply that exits 0 (the logins warn, with null values),
+// resuming it is one apply, each re-plan is empty, a destroy of the paused service is one run, and
+// no login is left where the endpoint was reachable. On the acceptance tests' CLI: Terraform, or
+// OpenTofu, which refuses an ephemeral result that is not wholly known.
+func TestAccServiceCredentials_pauseResume(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	out := t.TempDir()
+	w := newTFWorkdirOnAccCLI(t, srv, runsPausable+runsLogins(out))
+	vars := func(paused bool) []string {
+		return []string{"-var", "admin_password=admin-Pw/1", "-var", "password_version=1", "-var", "region=us-east-1", "-var", fmt.Sprintf("paused=%v", paused)}
+	}
+	run := func(what string, args ...string) string {
+		t.Helper()
+		start := time.Now()
+		o, err := w.run(append(args, "-auto-approve", "-input=false", "-no-color")...)
+		if err != nil {
+			t.Fatalf("%s: one run failed: %v\n%s", what, err, tail(o, 60))
+		}
+		t.Logf("%s: one run, %s", what, time.Since(start).Round(100*time.Millisecond))
+		return o
+	}
+	replanEmpty := func(what string, paused bool) {
+		t.Helper()
+		if o, err := w.run(append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, vars(paused)...)...); err != nil {
+			t.Fatalf("%s: the plan after the apply is not empty (%v):\n%s", what, err, tail(o, 40))
+		}
+	}
+	loginsLeft := func(what string) {
+		t.Helper()
+		attrs, _ := readServiceState(t, w.dir)
+		id, _ := attrs["id"].(string)
+		in := pg.Instance(id)
+		c, err := pgLogin(ctx, in.Host(), in.Port(), "admin-Pw/1")
+		if err != nil {
+			t.Fatalf("%s: tsdbadmin: %v", what, err)
+		}
+		defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+		var left int
+		if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%'`).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left != 0 {
+			t.Errorf("%s: %d logins left", what, left)
+		}
+	}
+
+	run("service, role and logins", append([]string{"apply"}, vars(false)...)...)
+	replanEmpty("created", false)
+	loginsLeft("created")
+
+	o := run("paused, logins configured", append([]string{"apply"}, vars(true)...)...)
+	if !strings.Contains(o, "No login made on service") || !strings.Contains(o, "PAUSED") {
+		t.Errorf("the apply that paused did not warn that no login was made:\n%s", diagnostics(o))
+	}
+	replanEmpty("paused", true)
+
+	run("resumed, logins configured", append([]string{"apply"}, vars(false)...)...)
+	replanEmpty("resumed", false)
+	loginsLeft("resumed")
+
+	run("paused again", append([]string{"apply"}, vars(true)...)...)
+	run("destroy while paused", append([]string{"destroy"}, vars(true)...)...)
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroy: %v", left)
 	}
 }
