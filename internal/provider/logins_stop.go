@@ -20,7 +20,12 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,4 +87,55 @@ func dropOpenLogins(ctx context.Context) []undropped {
 	}
 	wg.Wait()
 	return failed
+}
+
+// ---- Leftovers of an earlier run ----
+//
+// Where Terraform gives the provider no hook (it skips the ephemeral Close after an upstream error,
+// a killed run, an endpoint down at the end), a login stays until its expiry. Each login carries
+// a marker (a comment on its role: logins.Marker) with the key of the configuration that asked for
+// it; a later Open with the same key, once its own login is made (the endpoint reachable, the admin
+// password right), drops the logins of that key that no Open of this process holds, and says so.
+
+// makingLogins holds the names of logins being made in this process (not yet in openLogins).
+var makingLogins sync.Map
+
+// loginKey names the configuration that asks for a login: the working directory Terraform runs in
+// (the provider's own), the service and what the login gets. Two runs of the same configuration
+// share it; a login of another configuration (another directory, other arguments) is never a
+// leftover of this one.
+func loginKey(serviceID string, spec logins.Spec) string {
+	dir, _ := os.Getwd()
+	h := sha256.New()
+	for _, part := range []string{dir, serviceID, spec.TTL.String(), strconv.FormatBool(spec.ReadOnly), strings.Join(spec.MemberOf, ","), spec.StatementTimeout.String()} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// dropLeftovers drops what an earlier run of the same configuration left on the target's service
+// and warns, naming each login with its expiry: dropped, or not (and why).
+func dropLeftovers(ctx context.Context, t *logins.Target, key string, diags *diag.Diagnostics) {
+	keep := func(login string) bool {
+		_, making := makingLogins.Load(login)
+		return making || openLogins.Holds(login)
+	}
+	found, err := t.DropLeftovers(ctx, key, keep)
+	if err != nil {
+		tflog.Warn(ctx, "dbcloud_service_credentials: could not look for logins left by an earlier run: "+t.Mask(err.Error()))
+		return
+	}
+	for _, l := range found {
+		if l.Err == nil {
+			diags.AddWarning("Dropped login "+l.Login+", left by an earlier run",
+				fmt.Sprintf("Login %s on service %s (it would have stopped working at %s) was left by an earlier run of this configuration, "+
+					"which could not drop it (Terraform did not close it, or the endpoint could not be reached then). This run dropped it.",
+					l.Login, t.Service, l.Expires))
+			continue
+		}
+		diags.AddWarning("Login "+l.Login+" was not dropped",
+			fmt.Sprintf("Login %s on service %s, left by an earlier run of this configuration, could not be dropped: %s\n\nIt stops working at %s anyway.",
+				l.Login, t.Service, t.Mask(l.Err.Error()), l.Expires))
+	}
 }

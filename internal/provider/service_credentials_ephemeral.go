@@ -230,6 +230,9 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	ctx = tflog.MaskMessageStrings(ctx, target.LoginPassword)
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, target.LoginPassword)
 
+	spec.Key = loginKey(id, spec)
+	makingLogins.Store(target.Login, true) // not a leftover for a sweep running alongside
+	defer makingLogins.Delete(target.Login)
 	expires, err := target.Create(ctx, spec)
 	switch {
 	case errors.Is(err, logins.ErrAdminPasswordRefused), errors.Is(err, logins.ErrRoleMissing):
@@ -250,6 +253,7 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	token := openLogins.Add(target)
 	b, _ := json.Marshal(credentialsPrivate{Token: token, ServiceID: id, Username: target.Login, ExpiresAt: m.ExpiresAt.ValueString()})
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, credentialsPrivateKey, b)...)
+	dropLeftovers(ctx, target, spec.Key, &resp.Diagnostics)
 }
 
 // loginURI is a connection string of the service (no password) for the login; null when it is.
