@@ -132,6 +132,7 @@ func TestReadOnlyEscapes(t *testing.T) {
 		{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
 		{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}, ""},
 		{"ALTER ROLE another login", []string{"ALTER ROLE fresh PASSWORD 'g'"}, ""},
+		{"ALTER DATABASE SET", []string{"ALTER DATABASE tsdb SET work_mem = '8MB'"}, ""},
 		{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
 		{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
 		{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
