@@ -46,7 +46,6 @@ func pageBlocks(t *testing.T, file string) []pageBlock {
 	return blocks
 }
 
-
 // guideConfig is the page's configuration under heading, a terraform block.
 func guideConfig(t *testing.T, page, heading string) pageBlock {
 	t.Helper()
@@ -135,7 +134,9 @@ func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 	}
 	g.env = []string{"TF_CLI_CONFIG_FILE=" + filepath.Join(g.dir, "dev.tfrc"), "TF_REATTACH_PROVIDERS="}
 	pw := func(now string) []string { return []string{"TF_VAR_admin_password=" + now} }
-	rotating := func(previous, now string) []string { return append(pw(now), "TF_VAR_previous_admin_password="+previous) }
+	rotating := func(previous, now string) []string {
+		return append(pw(now), "TF_VAR_previous_admin_password="+previous)
+	}
 	empty := func(what string, env []string, extra ...string) {
 		t.Helper()
 		if o, err := g.tf(env, append([]string{"plan", "-detailed-exitcode"}, extra...)...); err != nil {
