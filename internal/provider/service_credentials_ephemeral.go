@@ -9,9 +9,8 @@ package provider
 // not READY or gone, refuses admin_password, or lacks a role of member_of) does not stop a plan:
 // Open warns and answers null values (wholly known: OpenTofu refuses an ephemeral result with
 // unknown values), so that a plan goes on (and a destroy is never blocked); outside a plan it is
-// an error (logins_stop.go tells the walks apart), except on a paused service: a run that pauses
-// the service (or runs while it is paused) gets the warning and null values too, and only what
-// uses the login fails, with its own message. A login whose inputs are unknown while planning
+// an error (logins_stop.go tells the walks apart), except on a service the same apply paused: it
+// gets the warning and null values too. A login whose inputs are unknown while planning
 // (the service replaced, a role made in the same run) Terraform opens only at apply, once they
 // are known.
 
@@ -276,20 +275,20 @@ type laterReason struct {
 }
 
 // notNow answers a login that cannot be made now, for a reason the run itself may remove. While
-// planning (logins_stop.go), and in any walk when the service is paused: null values and a warning
-// that says why, so that the plan, the destroy or the apply that pauses the service goes on; what
-// uses the login then fails with its own message. Otherwise an error.
+// planning (logins_stop.go), and in an apply that paused the service: null values and a warning that
+// says why, so that the plan, the destroy or the apply that pauses the service goes on; what uses the
+// login then gets null values. Otherwise an error.
 func (r *serviceCredentials) notNow(ctx context.Context, m *serviceCredentialsModel, resp *ephemeral.OpenResponse, id string, later laterReason) {
 	planning := r.pd.walk.planning()
-	if !planning && !later.paused {
+	if !planning && !(later.paused && pausedThisRun(r.pd, id)) {
 		resp.Diagnostics.AddError("Could not create a login on service "+id, later.why+".")
 		return
 	}
 	detail := later.why + ".\n\nWhile planning, the login's values are null: the plan (or destroy) goes on, and the login is made when " +
 		"the run applies, after what it depends on (the service, its new password, the roles of member_of). Nothing was created on the service."
 	if !planning {
-		detail = later.why + ".\n\nThe login's values are null in this run: a provisioner or provider that uses them fails with its own message. " +
-			"Nothing was created on the service."
+		detail = later.why + ".\n\nThis run paused the service, so the login's values are null in this run: a provisioner or provider that uses " +
+			"them gets null values (a local-exec environment variable is left unset). Nothing was created on the service."
 	}
 	resp.Diagnostics.AddWarning("No login made on service "+id, detail)
 	m.Username, m.Password, m.ConnectionURI = types.StringNull(), types.StringNull(), types.StringNull()
