@@ -180,6 +180,10 @@ func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 
 	g.edit("password_wo_version = 2", "password_wo_version = 3")
 	g.must("rotation, saved plan", rotating("second-Pw/2", "third-Pw/3"), "plan", "-out", "tfplan")
+	// As the page says: apply tfplan asks for the ephemeral variables again, previous_admin_password too.
+	if o, err := g.tf(pw("third-Pw/3"), "apply", "tfplan"); err == nil || !strings.Contains(o, "previous_admin_password") || !strings.Contains(o, "No value for required variable") {
+		t.Fatalf("apply tfplan without TF_VAR_previous_admin_password: %v, want it refused naming the variable:\n%s", err, tail(o, 20))
+	}
 	g.must("rotation, saved plan applied", rotating("second-Pw/2", "third-Pw/3"), "apply", "tfplan")
 	empty("rotation, saved plan", pw("third-Pw/3"))
 	check("rotation, saved plan", "third-Pw/3")
