@@ -410,6 +410,7 @@ func TestAccServiceCredentials_pauseResume(t *testing.T) {
 	ctx := t.Context()
 	out := t.TempDir()
 	w := newTFWorkdirOnAccCLI(t, srv, runsPausable+runsLogins(out))
+	tofu := w.addr != ""
 	vars := func(paused bool) []string {
 		return []string{"-var", "admin_password=admin-Pw/1", "-var", "password_version=1", "-var", "region=us-east-1", "-var", fmt.Sprintf("paused=%v", paused)}
 	}
@@ -453,7 +454,9 @@ func TestAccServiceCredentials_pauseResume(t *testing.T) {
 	loginsLeft("created")
 
 	o := run("paused, logins configured", append([]string{"apply"}, vars(true)...)...)
-	if !strings.Contains(o, "No login made on service") || !strings.Contains(o, "PAUSED") {
+	// Terraform opens the logins after the pause (and they warn); OpenTofu opens none that nothing
+	// running in the apply uses.
+	if !tofu && (!strings.Contains(o, "No login made on service") || !strings.Contains(o, "PAUSED")) {
 		t.Errorf("the apply that paused did not warn that no login was made:\n%s", diagnostics(o))
 	}
 	replanEmpty("paused", true)
