@@ -280,7 +280,8 @@ type laterReason struct {
 // login then gets null values. Otherwise an error.
 func (r *serviceCredentials) notNow(ctx context.Context, m *serviceCredentialsModel, resp *ephemeral.OpenResponse, id string, later laterReason) {
 	planning := r.pd.walk.planning()
-	if !planning && !(later.paused && pausedThisRun(r.pd, id)) {
+	pausedHere := later.paused && pausedThisRun(r.pd, id)
+	if !planning && !pausedHere {
 		resp.Diagnostics.AddError("Could not create a login on service "+id, later.why+".")
 		return
 	}
