@@ -92,7 +92,8 @@ func (r *serviceCredentials) Schema(_ context.Context, _ ephemeral.SchemaRequest
 			"the service with a random password that expires after `ttl`, member of the roles in `member_of`, optionally " +
 			"read-only. Nothing of it is stored in the plan or the state. At the end of the run the provider drops the " +
 			"role again, after handing what it owns to `tsdbadmin`; that is best effort (for example when the run is " +
-			"killed), and the login stops working at `expires_at` anyway.\n\n" +
+			"killed), the login stops working at `expires_at` anyway, and the next run of the same configuration drops " +
+			"what an earlier one left, naming each login.\n\n" +
 			"The provider makes the role by connecting to the service's endpoint as `tsdbadmin`, so the machine that runs " +
 			"Terraform must reach the endpoint. The connection uses TLS and verifies the server's certificate (the system's " +
 			"roots, or `ca_certificate`) and host name; only a loopback endpoint (a local emulator) is accepted without " +
@@ -119,7 +120,9 @@ func (r *serviceCredentials) Schema(_ context.Context, _ ephemeral.SchemaRequest
 			"read_only": schema.BoolAttribute{
 				Optional: true,
 				MarkdownDescription: "Make the login read-only, the service's way (`ALTER ROLE ... SET " + readOnlyRoleSetting + " = true`): it reads what " +
-					"its roles may read and cannot write, even if it turns `default_transaction_read_only` off. Default `false`.",
+					"its roles may read and cannot change data, schema, roles, grants or stored settings, even if it turns " +
+					"`default_transaction_read_only` off; what PostgreSQL allows in a read-only transaction (`VACUUM`, `LOCK`, " +
+					"`NOTIFY`, ...) it can still do (listed under \"Against the emulator\"). Default `false`.",
 			},
 			"member_of": schema.SetAttribute{
 				Optional:    true,
