@@ -117,16 +117,16 @@ func (g *guideRun) edit(old, new string) {
 // acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else terraform on PATH): Terraform or OpenTofu.
 func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 	skipUnlessAcc(t)
-	pgProvider := postgresqlProvider(t)
-	if pgProvider == "" {
-		t.Skip("the PostgreSQL provider would come from the registry: this test runs it from its source only")
-	}
+	pgProvider := postgresqlProvider(t) // "": from the registry (terraform init)
 	srv, pg := newPostgresEmulator(t)
 	ctx := t.Context()
 	cfg := guideConfig(t, "../../docs/guides/connecting.md", "### With the PostgreSQL provider")
 	g := &guideRun{t: t, dir: t.TempDir()}
-	rc := "provider_installation {\n  dev_overrides {\n    \"dbcloud/dbcloud\" = \"" + filepath.Dir(builtProvider(t)) +
-		"\"\n    \"cyrilgdn/postgresql\" = \"" + pgProvider + "\"\n  }\n  direct {}\n}\n"
+	overrides := "    \"dbcloud/dbcloud\" = \"" + filepath.Dir(builtProvider(t)) + "\"\n"
+	if pgProvider != "" {
+		overrides += "    \"cyrilgdn/postgresql\" = \"" + pgProvider + "\"\n"
+	}
+	rc := "provider_installation {\n  dev_overrides {\n" + overrides + "  }\n  direct {}\n}\n"
 	schema, err := os.ReadFile("../../examples/guides/connecting/schema.sql")
 	if err != nil {
 		t.Fatal(err)
@@ -137,6 +137,9 @@ func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 		}
 	}
 	g.env = []string{"TF_CLI_CONFIG_FILE=" + filepath.Join(g.dir, "dev.tfrc"), "TF_REATTACH_PROVIDERS="}
+	if pgProvider == "" {
+		g.must("installing the PostgreSQL provider from the registry", nil, "init")
+	}
 	pw := func(now string) []string { return []string{"TF_VAR_admin_password=" + now} }
 	rotating := func(previous, now string) []string {
 		return append(pw(now), "TF_VAR_previous_admin_password="+previous)
