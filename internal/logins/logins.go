@@ -2,7 +2,9 @@
 // service's PostgreSQL: it connects as tsdbadmin over TLS that verifies the server, creates a role
 // with LOGIN, a random password (sent as its SCRAM verifier), VALID UNTIL now + ttl, the requested
 // membership, read-only setting and statement timeout, in one transaction (api-facts: "Connecting to
-// a service"), and drops it again after handing what it owns to tsdbadmin. It knows nothing of
+// a service"), and drops it again after handing what it owns to tsdbadmin. Each login carries an
+// owner marker (a comment on its role: the key of the configuration that asked for it, its expiry),
+// by which a later run drops what an earlier one could not (DropLeftovers). It knows nothing of
 // Terraform; the ephemeral resource in internal/provider is its only user.
 package logins
 
