@@ -20,8 +20,8 @@
 #   - every block of docs/guides/connecting.md, password-rotation.md and final-copies.md runs as a
 #     reader copies it (the page runner, scripts/guides-test.sh: adding the logins to a service,
 #     rotating the admin password and replacing the service in one apply each, a destroy). The
-#     block with the PostgreSQL provider, which cannot be installed here, is checked by
-#     TestConnectingGuidePostgreSQLBlock (go test) against that provider's documented arguments.
+#     block with the PostgreSQL provider, which the page runner cannot install, is run by
+#     TestAccConnectingGuidePostgreSQL (go test), with that provider built from its source.
 #
 # Needs the PostgreSQL server binaries and psql. The last line of its output is
 # "credentials-example: N passed, M failed". Environment: BIN_DIR (provider build,

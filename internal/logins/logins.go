@@ -2,7 +2,9 @@
 // service's PostgreSQL: it connects as tsdbadmin over TLS that verifies the server, creates a role
 // with LOGIN, a random password (sent as its SCRAM verifier), VALID UNTIL now + ttl, the requested
 // membership, read-only setting and statement timeout, in one transaction (api-facts: "Connecting to
-// a service"), and drops it again after handing what it owns to tsdbadmin. It knows nothing of
+// a service"), and drops it again after handing what it owns to tsdbadmin. Each login carries an
+// owner marker (a comment on its role: the key of the configuration that asked for it, its expiry),
+// by which a later run drops what an earlier one could not (DropLeftovers). It knows nothing of
 // Terraform; the ephemeral resource in internal/provider is its only user.
 package logins
 
@@ -112,6 +114,18 @@ type Spec struct {
 	ReadOnly         bool
 	MemberOf         []string // sorted
 	StatementTimeout time.Duration
+	// Key names the configuration that asks for the login (Marker): the next run of the same
+	// configuration drops what an earlier one left (DropLeftovers). Empty: no marker.
+	Key string
+}
+
+// markerPrefix starts the comment on every login this package makes (the owner marker).
+const markerPrefix = "made by dbcloud_service_credentials: key="
+
+// Marker is the comment a login carries: who made it, for which configuration (key) and until when.
+// Key is hexadecimal and the time RFC 3339: nothing in it needs quoting.
+func Marker(key string, expires time.Time) string {
+	return markerPrefix + key + " expires=" + expires.UTC().Format(time.RFC3339)
 }
 
 // connectAdmin connects as tsdbadmin to tsdb over the target's TLS (no plain-text fallback).
@@ -235,6 +249,9 @@ func (t *Target) roleSQL(spec Spec, expires time.Time) ([]string, error) {
 	if spec.StatementTimeout > 0 {
 		stmts = append(stmts, "ALTER ROLE "+name+" SET statement_timeout = "+strconv.FormatInt(max(spec.StatementTimeout.Milliseconds(), 1), 10))
 	}
+	if spec.Key != "" {
+		stmts = append(stmts, "COMMENT ON ROLE "+name+" IS '"+Marker(spec.Key, expires)+"'")
+	}
 	return stmts, nil
 }
 
@@ -293,6 +310,46 @@ func (t *Target) Drop(ctx context.Context) error {
 	})
 }
 
+// Leftover is a login an earlier run left: dropped now, or not (Err says why).
+type Leftover struct {
+	Login, Expires string
+	Err            error
+}
+
+// DropLeftovers drops the logins that carry the marker of key (made for the same configuration)
+// and that keep does not claim (open in this process): an earlier run left them, for example when
+// Terraform skipped their close after an error, or the endpoint was down then. It answers each
+// one found, dropped or not.
+func (t *Target) DropLeftovers(ctx context.Context, key string, keep func(login string) bool) ([]Leftover, error) {
+	conn, err := t.connectAdmin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.Query(ctx, `SELECT rolname, substring(shobj_description(oid, 'pg_authid') from ' expires=(.*)$')
+		FROM pg_roles WHERE rolname LIKE $1 AND shobj_description(oid, 'pg_authid') LIKE $2 ORDER BY rolname`,
+		strings.ReplaceAll(UserPrefix, "_", `\_`)+"%", markerPrefix+key+" %")
+	var found []Leftover
+	if err == nil {
+		for rows.Next() {
+			var l Leftover
+			if err := rows.Scan(&l.Login, &l.Expires); err == nil && !keep(l.Login) && l.Login != t.Login {
+				found = append(found, l)
+			}
+		}
+		err = rows.Err()
+	}
+	_ = conn.Close(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, err
+	}
+	for i := range found {
+		other := *t
+		other.Login = found[i].Login
+		found[i].Err = other.Drop(ctx)
+	}
+	return found, nil
+}
+
 // WithUser is uri (a connection string of the service, without a password) for user with
 // password, the password percent-encoded.
 func WithUser(uri, user, password string) (string, error) {
@@ -330,6 +387,18 @@ func (g *Registry) TakeAll() map[string]*Target {
 	all := g.m
 	g.m = nil
 	return all
+}
+
+// Holds says whether a target of the registry is login.
+func (g *Registry) Holds(login string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, t := range g.m {
+		if t.Login == login {
+			return true
+		}
+	}
+	return false
 }
 
 // Take answers the target of token and forgets it (nil if unknown).

@@ -193,3 +193,73 @@ func sqlState(err error) string {
 	}
 	return ""
 }
+
+// TestDropLeftovers: logins made with a key carry the marker; DropLeftovers drops those of the key
+// that keep does not claim (also a read-only member of tsdbadmin), and leaves those of another key,
+// those kept, the target's own and roles without the marker.
+func TestDropLeftovers(t *testing.T) {
+	ctx := t.Context()
+	m, err := pgbackend.Start(ctx, pgbackend.Options{})
+	if err != nil {
+		t.Fatalf("starting PostgreSQL (needs its server binaries): %v", err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	in, _, err := m.Create(ctx, "logins0002", pgbackend.CreateOptions{Password: "admin-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := func(spec Spec) *Target {
+		t.Helper()
+		tg, err := NewTarget(in.Host(), in.Port(), "", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg.AdminPassword = "admin-pw"
+		if err := tg.NewLogin(); err != nil {
+			t.Fatal(err)
+		}
+		if tg.Expires, err = tg.Create(ctx, spec); err != nil {
+			t.Fatal(err)
+		}
+		return tg
+	}
+	left := made(Spec{TTL: time.Hour, Key: "aaaa"})
+	leftReader := made(Spec{TTL: time.Hour, ReadOnly: true, MemberOf: []string{AdminRole}, Key: "aaaa"})
+	kept := made(Spec{TTL: time.Hour, Key: "aaaa"})
+	other := made(Spec{TTL: time.Hour, Key: "bbbb"})
+	unmarked := made(Spec{TTL: time.Hour})
+	self := made(Spec{TTL: time.Hour, Key: "aaaa"})
+
+	found, err := self.DropLeftovers(ctx, "aaaa", func(login string) bool { return login == kept.Login })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range found {
+		if l.Err != nil {
+			t.Errorf("%s: %v", l.Login, l.Err)
+		}
+		got[l.Login] = l.Expires
+	}
+	want := map[string]string{left.Login: left.Expires.UTC().Format(time.RFC3339), leftReader.Login: leftReader.Expires.UTC().Format(time.RFC3339)}
+	if len(got) != len(want) || got[left.Login] != want[left.Login] || got[leftReader.Login] != want[leftReader.Login] {
+		t.Errorf("found %v, want %v", got, want)
+	}
+	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	for _, c := range []struct {
+		tg   *Target
+		want bool
+	}{{left, false}, {leftReader, false}, {kept, true}, {other, true}, {unmarked, true}, {self, true}} {
+		var exists bool
+		if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", c.tg.Login).Scan(&exists); err != nil {
+			t.Fatal(err)
+		}
+		if exists != c.want {
+			t.Errorf("%s: exists %v, want %v", c.tg.Login, exists, c.want)
+		}
+	}
+}

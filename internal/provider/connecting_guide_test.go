@@ -1,40 +1,17 @@
 package provider
 
 import (
+	"context"
 	"os"
-	"regexp"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"time"
 )
 
-// The connecting guide's configuration with the PostgreSQL provider (cyrilgdn/postgresql) cannot run
-// here (the provider cannot be installed; the page runner skips the block, and the psql example of
-// the same page runs the same steps). TestConnectingGuidePostgreSQLBlock checks it as far as it
-// can without the provider: every argument of the provider and of its resources is one that
-// provider documents, every variable it uses is declared, the migration runs again on a new service,
-// the provider and the logins log in with the same password expression as the tested psql example
-// (the previous password while planning a rotation, the new one when applying), and the skipped
-// snippets that refer to this configuration set only variables it declares.
-
-// postgresqlArguments are the arguments cyrilgdn/postgresql documents (provider configuration,
-// postgresql_role, postgresql_grant), besides Terraform's meta-arguments.
-var postgresqlArguments = map[string][]string{
-	"provider": {"host", "port", "database", "username", "password", "sslmode", "ssl_mode", "clientcert", "sslrootcert",
-		"connect_timeout", "max_connections", "expected_version", "superuser", "database_username", "scheme",
-		"aws_rds_iam_auth", "aws_rds_iam_profile", "aws_rds_iam_region", "aws_rds_iam_provider_role_arn",
-		"azure_identity_auth", "azure_tenant_id", "gcp_iam_impersonate_service_account", "alias"},
-	"postgresql_role": {"name", "superuser", "create_database", "create_role", "inherit", "login", "replication",
-		"bypass_row_level_security", "connection_limit", "encrypted_password", "password", "roles", "search_path",
-		"valid_until", "skip_drop_role", "skip_reassign_owned", "statement_timeout", "assume_role",
-		"idle_in_transaction_session_timeout"},
-	"postgresql_grant": {"role", "database", "schema", "object_type", "objects", "columns", "privileges", "with_grant_option"},
-}
-
-var metaArguments = []string{"depends_on", "count", "for_each", "provider", "lifecycle"}
+// The connecting guide's configuration with the PostgreSQL provider (cyrilgdn/postgresql), run from
+// the page with that provider built from its source (postgres_test.go): TestAccConnectingGuidePostgreSQL.
 
 // pageBlocks are the fenced blocks of a page: language, the marker comment before it ("" if none),
 // and the text.
@@ -70,179 +47,246 @@ func pageBlocks(t *testing.T, file string) []pageBlock {
 	return blocks
 }
 
-func TestConnectingGuidePostgreSQLBlock(t *testing.T) {
-	var cfg *pageBlock
-	blocks := pageBlocks(t, "../../docs/guides/connecting.md")
-	for i, b := range blocks {
-		if b.heading == "### With the PostgreSQL provider" && b.lang == "terraform" {
-			cfg = &blocks[i]
-			break
-		}
-	}
-	if cfg == nil {
-		t.Fatal("no terraform block under \"With the PostgreSQL provider\"")
-	}
-	if !strings.Contains(cfg.marker, "skip=") {
-		t.Errorf("the block is not marked skip for the page runner (it needs a provider the tests cannot install): %q", cfg.marker)
-	}
-	declared := checkPostgreSQLConfig(t, cfg.text)
-	checkPasswordNow(t, cfg.text)
-
-	// Skipped snippets that refer to this configuration set only its variables.
-	setVar := regexp.MustCompile(`TF_VAR_([A-Za-z0-9_]+)|-var[ =]+"?([A-Za-z0-9_]+)=`)
-	for _, page := range []string{"../../docs/guides/connecting.md", "../../docs/guides/password-rotation.md"} {
-		for _, b := range pageBlocks(t, page) {
-			if b.lang != "shell" || !strings.Contains(b.marker, "PostgreSQL provider") {
-				continue
-			}
-			for _, m := range setVar.FindAllStringSubmatch(b.text, -1) {
-				name := m[1] + m[2]
-				if !declared[name] {
-					t.Errorf("%s: a snippet for the configuration with the PostgreSQL provider sets %s, which that configuration does not declare (it declares %v)",
-						page, name, keys(declared))
-				}
-			}
-		}
-	}
-}
-
-// checkPostgreSQLConfig checks a configuration with the PostgreSQL provider and answers the
-// variables it declares.
-func checkPostgreSQLConfig(t *testing.T, text string) map[string]bool {
+// guideConfig is the page's configuration under heading, a terraform block.
+func guideConfig(t *testing.T, page, heading string) pageBlock {
 	t.Helper()
-	f, diags := hclsyntax.ParseConfig([]byte(text), "connecting.md", hcl.InitialPos)
-	if diags.HasErrors() {
-		t.Fatalf("the block is not HCL: %v", diags)
-	}
-	body := f.Body.(*hclsyntax.Body)
-	declared := map[string]bool{}
-	for _, b := range body.Blocks {
-		if b.Type == "variable" {
-			declared[b.Labels[0]] = true
+	for _, b := range pageBlocks(t, page) {
+		if b.heading == heading && b.lang == "terraform" {
+			return b
 		}
 	}
-	sawMigration := false
-	for _, b := range body.Blocks {
-		kind := ""
-		switch {
-		case b.Type == "provider" && b.Labels[0] == "postgresql":
-			kind = "provider"
-		case b.Type == "resource" && strings.HasPrefix(b.Labels[0], "postgresql_"):
-			kind = b.Labels[0]
-			if postgresqlArguments[kind] == nil {
-				t.Errorf("resource %s: not one the test knows the documented arguments of", kind)
-				continue
-			}
-		}
-		if kind != "" {
-			for name := range b.Body.Attributes {
-				if !slices.Contains(postgresqlArguments[kind], name) && !slices.Contains(metaArguments, name) {
-					t.Errorf("%s %v: argument %q is not one cyrilgdn/postgresql documents", b.Type, b.Labels, name)
-				}
-			}
-		}
-		for _, v := range bodyVariables(b.Body) {
-			if v.RootName() == "var" {
-				name := v[1].(hcl.TraverseAttr).Name
-				if !declared[name] {
-					t.Errorf("%s %v uses var.%s, which the configuration does not declare", b.Type, b.Labels, name)
-				}
-			}
-		}
-		if b.Type == "resource" && b.Labels[0] == "terraform_data" && b.Labels[1] == "migrate" {
-			sawMigration = true
-			a := b.Body.Attributes["triggers_replace"]
-			ok := false
-			if a != nil {
-				for _, v := range a.Expr.Variables() {
-					if len(v) == 3 && v.RootName() == "dbcloud_service" && v[2].(hcl.TraverseAttr).Name == "id" {
-						ok = true
-					}
-				}
-			}
-			if !ok {
-				t.Error("terraform_data.migrate: triggers_replace does not hold the service's id: a replaced service would not be migrated")
-			}
-		}
-	}
-	if !sawMigration {
-		t.Error("no terraform_data.migrate in the block")
-	}
-	if !strings.Contains(text, `source = "cyrilgdn/postgresql"`) {
-		t.Error(`required_providers has no postgresql = { source = "cyrilgdn/postgresql" }`)
-	}
-	return declared
+	t.Fatalf("%s: no terraform block under %q", page, heading)
+	return pageBlock{}
 }
 
-func keys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
+// guideRun is a working directory of the guide's configuration, run with the acceptance tests' CLI,
+// the provider built from this repository and the PostgreSQL provider (dev_overrides in its own CLI
+// configuration).
+type guideRun struct {
+	t   *testing.T
+	dir string
+	w   *tfWorkdir
 }
 
-// bodyVariables are the references of every expression of a body, nested blocks included.
-func bodyVariables(body *hclsyntax.Body) []hcl.Traversal {
-	var out []hcl.Traversal
-	for _, a := range body.Attributes {
-		out = append(out, a.Expr.Variables()...)
+func (g *guideRun) tf(env []string, args ...string) (string, error) {
+	g.t.Helper()
+	full := args
+	if args[0] != "state" { // the flags before the positional arguments (apply tfplan)
+		full = append([]string{args[0], "-input=false"}, args[1:]...)
 	}
-	for _, b := range body.Blocks {
-		out = append(out, bodyVariables(b.Body)...)
-	}
-	return out
+	w := *g.w
+	w.env = append(slices.Clone(g.w.env), env...)
+	start := time.Now()
+	out, err := w.run(full...)
+	g.t.Logf("terraform %s: %v, %s", strings.Join(args, " "), err, time.Since(start).Round(100*time.Millisecond))
+	return out, err
 }
 
-// checkPasswordNow checks that the PostgreSQL provider and every login of the block log in with
-// local.admin_password_now, defined as in examples/guides/connecting/main.tf, whose rotation in one
-// apply scripts/credentials-example-test.sh runs.
-func checkPasswordNow(t *testing.T, text string) {
-	t.Helper()
-	localExpr := func(name, src string) string {
-		f, diags := hclsyntax.ParseConfig([]byte(src), name, hcl.InitialPos)
-		if diags.HasErrors() {
-			t.Fatalf("%s: %v", name, diags)
-		}
-		for _, b := range f.Body.(*hclsyntax.Body).Blocks {
-			if a := b.Body.Attributes["admin_password_now"]; b.Type == "locals" && a != nil {
-				r := a.Expr.Range()
-				return strings.Join(strings.Fields(string(r.SliceBytes([]byte(src)))), " ")
-			}
-		}
-		return ""
+// must runs a terraform command that must succeed.
+func (g *guideRun) must(what string, env []string, args ...string) string {
+	g.t.Helper()
+	o, err := g.tf(env, args...)
+	if err != nil {
+		g.t.Fatalf("%s: terraform %s: %v\n%s", what, strings.Join(args, " "), err, tail(o, 60))
 	}
-	example, err := os.ReadFile("../../examples/guides/connecting/main.tf")
+	return o
+}
+
+// edit replaces old by new in main.tf (old must be there).
+func (g *guideRun) edit(old, new string) {
+	g.t.Helper()
+	p := filepath.Join(g.dir, "main.tf")
+	b, err := os.ReadFile(p)
+	if err != nil || !strings.Contains(string(b), old) {
+		g.t.Fatalf("main.tf has no %q (%v)", old, err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o600); err != nil {
+		g.t.Fatal(err)
+	}
+}
+
+// TestAccConnectingGuidePostgreSQL runs the connecting guide's configuration with the PostgreSQL
+// provider, as the page shows it, against the emulator with PostgreSQL behind it: one apply makes the
+// service, the roles, the logins and the migration; logins added to the running service take one
+// apply; a rotation of the admin password takes one apply with the page's previous_admin_password
+// wiring, and also through a saved plan (plan -out, apply tfplan, both variables set for both); the
+// replacement takes the two applies the page shows; pausing and resuming take one apply each, a plan
+// while paused is the page's `plan -refresh=false`, and a destroy while paused the page's one
+// command. Each re-plan is empty and no login is left where the endpoint is reachable. On the
+// acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else terraform on PATH): Terraform or OpenTofu.
+func TestAccConnectingGuidePostgreSQL(t *testing.T) {
+	skipUnlessAcc(t)
+	pgProvider := postgresqlProvider(t) // "": from the registry (terraform init)
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	cfg := guideConfig(t, "../../docs/guides/connecting.md", "### With the PostgreSQL provider")
+	g := &guideRun{t: t}
+	overrides := "    \"dbcloud/dbcloud\" = \"" + providerBinaryDir(t) + "\"\n"
+	if pgProvider != "" {
+		overrides += "    \"cyrilgdn/postgresql\" = \"" + pgProvider + "\"\n"
+	}
+	rc := "provider_installation {\n  dev_overrides {\n" + overrides + "  }\n  direct {}\n}\n"
+	schema, err := os.ReadFile("../../examples/guides/connecting/schema.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := localExpr("main.tf", string(example))
-	if want == "" || !strings.Contains(want, "terraform.applying") {
-		t.Fatalf("examples/guides/connecting/main.tf: no local admin_password_now chosen by terraform.applying: %q", want)
-	}
-	if got := localExpr("connecting.md", text); got != want {
-		t.Errorf("local.admin_password_now is %q in the guide's block, %q in the tested example", got, want)
-	}
-	f, _ := hclsyntax.ParseConfig([]byte(text), "connecting.md", hcl.InitialPos)
-	uses := func(b *hclsyntax.Block, attr string) bool {
-		a := b.Body.Attributes[attr]
-		if a == nil {
-			return false
+	rcFile := filepath.Join(t.TempDir(), "dev.tfrc")
+	writeFile(t, rcFile, rc)
+	g.w = newTF(t, tfOptions{cliConfig: rcFile})
+	g.dir = g.w.dir
+	for name, content := range map[string]string{"main.tf": cfg.text, "provider.tf": providerBlock(srv), "schema.sql": string(schema)} {
+		if err := os.WriteFile(filepath.Join(g.dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
 		}
-		for _, v := range a.Expr.Variables() {
-			if v.RootName() == "local" && v[1].(hcl.TraverseAttr).Name == "admin_password_now" {
-				return true
-			}
-		}
-		return false
 	}
-	for _, b := range f.Body.(*hclsyntax.Body).Blocks {
-		switch {
-		case b.Type == "provider" && b.Labels[0] == "postgresql" && !uses(b, "password"):
-			t.Error("provider postgresql: password is not local.admin_password_now: a rotation's plan would log in with the new password, which the service does not have yet")
-		case b.Type == "ephemeral" && b.Labels[0] == "dbcloud_service_credentials" && !uses(b, "admin_password"):
-			t.Errorf("ephemeral %v: admin_password is not local.admin_password_now", b.Labels)
+	if pgProvider == "" {
+		g.must("installing the PostgreSQL provider from the registry", nil, "init")
+	}
+	pw := func(now string) []string { return []string{"TF_VAR_admin_password=" + now} }
+	rotating := func(previous, now string) []string {
+		return append(pw(now), "TF_VAR_previous_admin_password="+previous)
+	}
+	empty := func(what string, env []string, extra ...string) {
+		t.Helper()
+		if o, err := g.tf(env, append([]string{"plan", "-detailed-exitcode"}, extra...)...); err != nil {
+			t.Fatalf("%s: the plan after it is not empty (%v):\n%s", what, err, tail(o, 40))
 		}
+	}
+	check := func(what, password string) {
+		t.Helper()
+		attrs, _ := g.w.serviceState()
+		id, _ := attrs["id"].(string)
+		in := pg.Instance(id)
+		c, err := pgLogin(ctx, in.Host(), in.Port(), password)
+		if err != nil {
+			t.Fatalf("%s: tsdbadmin with the current password: %v", what, err)
+		}
+		defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+		var owner string
+		var left int
+		if err := c.QueryRow(ctx, `SELECT tableowner, (SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%')
+			FROM pg_tables WHERE tablename = 'items'`).Scan(&owner, &left); err != nil {
+			t.Fatalf("%s: the migration did not run on service %s: %v", what, id, err)
+		}
+		if owner != "app" || left != 0 {
+			t.Errorf("%s: items owned by %q, %d logins left", what, owner, left)
+		}
+	}
+
+	g.must("the whole configuration", pw("first-Pw/1"), "apply", "-auto-approve")
+	empty("the whole configuration", pw("first-Pw/1"))
+	check("the whole configuration", "first-Pw/1")
+
+	g.addReport(t)
+	g.must("a login added", pw("first-Pw/1"), "apply", "-auto-approve")
+	empty("a login added", pw("first-Pw/1"))
+	check("a login added", "first-Pw/1")
+
+	g.edit("password_wo_version = 1", "password_wo_version = 2")
+	g.must("rotation", rotating("first-Pw/1", "second-Pw/2"), "apply", "-auto-approve")
+	empty("rotation", pw("second-Pw/2"))
+	check("rotation", "second-Pw/2")
+
+	g.edit("password_wo_version = 2", "password_wo_version = 3")
+	g.must("rotation, saved plan", rotating("second-Pw/2", "third-Pw/3"), "plan", "-out", "tfplan")
+	// As the page says: Terraform's apply tfplan asks for the ephemeral variables again,
+	// previous_admin_password too; OpenTofu's does not need it.
+	o, err := g.tf(pw("third-Pw/3"), "apply", "tfplan")
+	switch {
+	case acceptanceCLIIsOpenTofu(t) && err != nil:
+		t.Fatalf("OpenTofu: apply tfplan without TF_VAR_previous_admin_password: %v\n%s", err, tail(o, 20))
+	case acceptanceCLIIsOpenTofu(t):
+	case err == nil || !strings.Contains(o, "previous_admin_password") || !strings.Contains(o, "No value for required variable"):
+		t.Fatalf("apply tfplan without TF_VAR_previous_admin_password: %v, want it refused naming the variable:\n%s", err, tail(o, 20))
+	default:
+		g.must("rotation, saved plan applied", rotating("second-Pw/2", "third-Pw/3"), "apply", "tfplan")
+	}
+	empty("rotation, saved plan", pw("third-Pw/3"))
+	check("rotation, saved plan", "third-Pw/3")
+
+	g.pauseResume(t, pw("third-Pw/3"), empty, check)
+
+	attrs, _ := g.w.serviceState()
+	first, _ := attrs["id"].(string)
+	g.edit(`  name                = "app-db"`, "  name                = \"app-db\"\n  region_code         = \"eu-west-1\"\n  allow_replacement   = true")
+	g.must("replacement, the service", pw("third-Pw/3"), "apply", "-auto-approve", "-target=dbcloud_service.app")
+	g.must("replacement, the rest", pw("third-Pw/3"), "apply", "-auto-approve")
+	empty("replacement", pw("third-Pw/3"))
+	check("replacement", "third-Pw/3")
+	if attrs, _ := g.w.serviceState(); attrs["id"] == first {
+		t.Fatal("the service was not replaced")
+	}
+
+	g.edit("paused              = false", "paused              = true")
+	g.must("paused, before the destroy", pw("third-Pw/3"), "apply", "-auto-approve")
+	g.destroyPaused(t, pw("third-Pw/3"))
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroy: %v", left)
+	}
+}
+
+// addReport adds a read-only login and a report that uses it to the configuration.
+func (g *guideRun) addReport(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(g.dir, "main.tf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	_, err = f.WriteString(`
+ephemeral "dbcloud_service_credentials" "report" {
+  service_id     = dbcloud_service.app.id
+  admin_password = local.admin_password_now
+  member_of      = [postgresql_role.app.name]
+  read_only      = true
+}
+
+resource "terraform_data" "report" {
+  triggers_replace = [terraform_data.migrate.id]
+
+  provisioner "local-exec" {
+    command     = "psql \"$DATABASE_URL\" -v ON_ERROR_STOP=1 -tAc 'SELECT count(*) FROM items'"
+    environment = { DATABASE_URL = ephemeral.dbcloud_service_credentials.report.connection_uri }
+  }
+}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pauseResume pauses the service (one apply), plans while paused as the page says, and resumes it
+// (one apply).
+func (g *guideRun) pauseResume(t *testing.T, env []string, empty func(string, []string, ...string), check func(string, string)) {
+	t.Helper()
+	g.edit(`  name                = "app-db"`, "  name                = \"app-db\"\n  paused              = true")
+	o := g.must("paused", env, "apply", "-auto-approve")
+	// Terraform opens the logins after the pause (they warn); OpenTofu opens none that nothing
+	// running in the apply uses.
+	if !acceptanceCLIIsOpenTofu(t) && !strings.Contains(o, "No login made on service") {
+		t.Errorf("the apply that paused did not warn that no login was made:\n%s", diagnostics(o))
+	}
+	if o, err := g.tf(env, "plan"); err == nil || !strings.Contains(o, "connection refused") {
+		t.Errorf("a plain plan while paused: %v, want it to fail in the PostgreSQL provider's refresh (else the page says too much):\n%s", err, tail(o, 20))
+	}
+	empty("a plan while paused, as the page says", env, "-refresh=false")
+	g.edit("paused              = true", "paused              = false")
+	// The PostgreSQL provider cannot refresh while the service is paused: the page resumes with
+	// apply -refresh=false, one command.
+	if o, err := g.tf(env, "apply", "-auto-approve"); err == nil || !strings.Contains(o, "connection refused") {
+		t.Errorf("a plain apply that resumes: %v, want it to fail in the PostgreSQL provider's refresh (else the page says too much):\n%s", err, tail(o, 20))
+	}
+	g.must("resumed", env, "apply", "-auto-approve", "-refresh=false")
+	empty("resumed", env)
+	check("resumed", strings.TrimPrefix(env[0], "TF_VAR_admin_password="))
+}
+
+// destroyPaused destroys the paused service as the page says, in one command.
+func (g *guideRun) destroyPaused(t *testing.T, env []string) {
+	t.Helper()
+	g.must("forget the PostgreSQL provider's objects (they go with the service)", env, "state", "rm", "postgresql_grant.app_public", "postgresql_role.app")
+	g.must("destroy while paused", env, "destroy", "-auto-approve")
+	if ids := g.w.stateIDs(); len(ids) != 0 {
+		t.Errorf("left in state after the destroy: %v", ids)
 	}
 }

@@ -20,11 +20,19 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/logins"
@@ -82,4 +90,90 @@ func dropOpenLogins(ctx context.Context) []undropped {
 	}
 	wg.Wait()
 	return failed
+}
+
+// ---- A service this run paused ----
+//
+// An apply that pauses the service (paused = true) makes the logins of its configuration
+// impossible: they warn, with null values, instead of failing the run (service_credentials_ephemeral.go).
+// Only this run's pause: a login an apply needs on a service paused before it is an error.
+
+// pausedInRun holds the services a walk (a providerData) created or updated with paused = true.
+var pausedInRun sync.Map // key: pausedKey
+
+type pausedKey struct {
+	pd *providerData
+	id string
+}
+
+// notePaused records a dbcloud_service that the walk's create or update left paused.
+func notePaused(ctx context.Context, pd *providerData, typeName string, state tfsdk.State) {
+	if typeName != serviceTypeName || pd == nil || state.Raw.IsNull() {
+		return
+	}
+	var id types.String
+	var paused types.Bool
+	if state.GetAttribute(ctx, path.Root("id"), &id).HasError() || state.GetAttribute(ctx, path.Root("paused"), &paused).HasError() {
+		return
+	}
+	if paused.ValueBool() && id.ValueString() != "" {
+		pausedInRun.Store(pausedKey{pd, id.ValueString()}, true)
+	}
+}
+
+// pausedThisRun says whether this walk paused the service id.
+func pausedThisRun(pd *providerData, id string) bool {
+	_, ok := pausedInRun.Load(pausedKey{pd, id})
+	return ok
+}
+
+// ---- Leftovers of an earlier run ----
+//
+// Where Terraform gives the provider no hook (it skips the ephemeral Close after an upstream error,
+// a killed run, an endpoint down at the end), a login stays until its expiry. Each login carries
+// a marker (a comment on its role: logins.Marker) with the key of the configuration that asked for
+// it; a later Open with the same key, once its own login is made (the endpoint reachable, the admin
+// password right), drops the logins of that key that no Open of this process holds, and says so.
+
+// makingLogins holds the names of logins being made in this process (not yet in openLogins).
+var makingLogins sync.Map
+
+// loginKey names the configuration that asks for a login: the working directory Terraform runs in
+// (the provider's own), the service and what the login gets. Two runs of the same configuration
+// share it; a login of another configuration (another directory, other arguments) is never a
+// leftover of this one.
+func loginKey(serviceID string, spec logins.Spec) string {
+	dir, _ := os.Getwd()
+	h := sha256.New()
+	for _, part := range []string{dir, serviceID, spec.TTL.String(), strconv.FormatBool(spec.ReadOnly), strings.Join(spec.MemberOf, ","), spec.StatementTimeout.String()} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// dropLeftovers drops what an earlier run of the same configuration left on the target's service
+// and warns, naming each login with its expiry: dropped, or not (and why).
+func dropLeftovers(ctx context.Context, t *logins.Target, key string, diags *diag.Diagnostics) {
+	keep := func(login string) bool {
+		_, making := makingLogins.Load(login)
+		return making || openLogins.Holds(login)
+	}
+	found, err := t.DropLeftovers(ctx, key, keep)
+	if err != nil {
+		tflog.Warn(ctx, "dbcloud_service_credentials: could not look for logins left by an earlier run: "+t.Mask(err.Error()))
+		return
+	}
+	for _, l := range found {
+		if l.Err == nil {
+			diags.AddWarning("Dropped login "+l.Login+", left by an earlier run",
+				fmt.Sprintf("Login %s on service %s (it would have stopped working at %s) was left by an earlier run of this configuration, "+
+					"which could not drop it (Terraform did not close it, or the endpoint could not be reached then). This run dropped it.",
+					l.Login, t.Service, l.Expires))
+			continue
+		}
+		diags.AddWarning("Login "+l.Login+" was not dropped",
+			fmt.Sprintf("Login %s on service %s, left by an earlier run of this configuration, could not be dropped: %s\n\nIt stops working at %s anyway.",
+				l.Login, t.Service, t.Mask(l.Err.Error()), l.Expires))
+	}
 }

@@ -7,10 +7,12 @@ package provider
 //
 // A login that cannot be made now for a reason the same run may remove (the service is paused,
 // not READY or gone, refuses admin_password, or lacks a role of member_of) does not stop a plan:
-// Open warns and answers unknown values, so that a plan goes on (and a destroy is never blocked);
-// outside a plan it is an error (logins_stop.go tells the walks apart). A login whose inputs
-// are unknown while planning (the service replaced, a role made in the same run) Terraform opens
-// only at apply, once they are known.
+// Open warns and answers null values (wholly known: OpenTofu refuses an ephemeral result with
+// unknown values), so that a plan goes on (and a destroy is never blocked); outside a plan it is
+// an error (logins_stop.go tells the walks apart), except on a service the same apply paused: it
+// gets the warning and null values too. A login whose inputs are unknown while planning
+// (the service replaced, a role made in the same run) Terraform opens only at apply, once they
+// are known.
 
 import (
 	"context"
@@ -90,7 +92,8 @@ func (r *serviceCredentials) Schema(_ context.Context, _ ephemeral.SchemaRequest
 			"the service with a random password that expires after `ttl`, member of the roles in `member_of`, optionally " +
 			"read-only. Nothing of it is stored in the plan or the state. At the end of the run the provider drops the " +
 			"role again, after handing what it owns to `tsdbadmin`; that is best effort (for example when the run is " +
-			"killed), and the login stops working at `expires_at` anyway.\n\n" +
+			"killed), the login stops working at `expires_at` anyway, and the next run of the same configuration drops " +
+			"what an earlier one left, naming each login.\n\n" +
 			"The provider makes the role by connecting to the service's endpoint as `tsdbadmin`, so the machine that runs " +
 			"Terraform must reach the endpoint. The connection uses TLS and verifies the server's certificate (the system's " +
 			"roots, or `ca_certificate`) and host name; only a loopback endpoint (a local emulator) is accepted without " +
@@ -117,7 +120,9 @@ func (r *serviceCredentials) Schema(_ context.Context, _ ephemeral.SchemaRequest
 			"read_only": schema.BoolAttribute{
 				Optional: true,
 				MarkdownDescription: "Make the login read-only, the service's way (`ALTER ROLE ... SET " + readOnlyRoleSetting + " = true`): it reads what " +
-					"its roles may read and cannot write, even if it turns `default_transaction_read_only` off. Default `false`.",
+					"its roles may read and cannot change data, schema, roles, grants or stored settings, even if it turns " +
+					"`default_transaction_read_only` off; what PostgreSQL allows in a read-only transaction (`VACUUM`, `LOCK`, " +
+					"`NOTIFY`, ...) it can still do (listed under \"Against the emulator\"). Default `false`.",
 			},
 			"member_of": schema.SetAttribute{
 				Optional:    true,
@@ -206,7 +211,7 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	}
 	id := m.ServiceID.ValueString()
 	svc, later := r.primaryService(ctx, id, &resp.Diagnostics)
-	if later != "" {
+	if later.why != "" {
 		r.notNow(ctx, &m, resp, id, later)
 		return
 	}
@@ -227,10 +232,13 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	ctx = tflog.MaskMessageStrings(ctx, target.LoginPassword)
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, target.LoginPassword)
 
+	spec.Key = loginKey(id, spec)
+	makingLogins.Store(target.Login, true) // not a leftover for a sweep running alongside
+	defer makingLogins.Delete(target.Login)
 	expires, err := target.Create(ctx, spec)
 	switch {
 	case errors.Is(err, logins.ErrAdminPasswordRefused), errors.Is(err, logins.ErrRoleMissing):
-		r.notNow(ctx, &m, resp, id, target.Mask(err.Error()))
+		r.notNow(ctx, &m, resp, id, laterReason{why: target.Mask(err.Error())})
 		return
 	case err != nil:
 		resp.Diagnostics.AddError("Could not create a login on service "+id, target.Mask(err.Error()))
@@ -247,6 +255,7 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	token := openLogins.Add(target)
 	b, _ := json.Marshal(credentialsPrivate{Token: token, ServiceID: id, Username: target.Login, ExpiresAt: m.ExpiresAt.ValueString()})
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, credentialsPrivateKey, b)...)
+	dropLeftovers(ctx, target, spec.Key, &resp.Diagnostics)
 }
 
 // loginURI is a connection string of the service (no password) for the login; null when it is.
@@ -261,18 +270,33 @@ func loginURI(uri types.String, t *logins.Target) types.String {
 	return types.StringValue(s)
 }
 
+// laterReason says why a login cannot be made now; paused: because the service is paused (or
+// pausing).
+type laterReason struct {
+	why    string
+	paused bool
+}
+
 // notNow answers a login that cannot be made now, for a reason the run itself may remove. While
-// planning (logins_stop.go): unknown values and a warning that says why, so that the plan (or the
-// destroy) goes on and the login is made when the run applies. Otherwise an error.
-func (r *serviceCredentials) notNow(ctx context.Context, m *serviceCredentialsModel, resp *ephemeral.OpenResponse, id, why string) {
-	if !r.pd.walk.planning() {
-		resp.Diagnostics.AddError("Could not create a login on service "+id, why+".")
+// planning (logins_stop.go), and in an apply that paused the service: null values and a warning that
+// says why, so that the plan, the destroy or the apply that pauses the service goes on; what uses the
+// login then gets null values. Otherwise an error.
+func (r *serviceCredentials) notNow(ctx context.Context, m *serviceCredentialsModel, resp *ephemeral.OpenResponse, id string, later laterReason) {
+	planning := r.pd.walk.planning()
+	pausedHere := later.paused && pausedThisRun(r.pd, id)
+	if !planning && !pausedHere {
+		resp.Diagnostics.AddError("Could not create a login on service "+id, later.why+".")
 		return
 	}
-	resp.Diagnostics.AddWarning("No login made on service "+id, why+".\n\nWhile planning, the login's values are unknown: the plan (or destroy) goes on, and the login is made when "+
-		"the run applies, after what it depends on (the service, its new password, the roles of member_of). Nothing was created on the service.")
-	m.Username, m.Password, m.ConnectionURI = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-	m.PoolerConnectionURI, m.ExpiresAt = types.StringUnknown(), types.StringUnknown()
+	detail := later.why + ".\n\nWhile planning, the login's values are null: the plan (or destroy) goes on, and the login is made when " +
+		"the run applies, after what it depends on (the service, its new password, the roles of member_of). Nothing was created on the service."
+	if !planning {
+		detail = later.why + ".\n\nThis run paused the service, so the login's values are null in this run: a provisioner or provider that uses " +
+			"them gets null values (a local-exec environment variable is left unset). Nothing was created on the service."
+	}
+	resp.Diagnostics.AddWarning("No login made on service "+id, detail)
+	m.Username, m.Password, m.ConnectionURI = types.StringNull(), types.StringNull(), types.StringNull()
+	m.PoolerConnectionURI, m.ExpiresAt = types.StringNull(), types.StringNull()
 	resp.Diagnostics.Append(resp.Result.Set(ctx, m)...)
 }
 
@@ -294,34 +318,34 @@ func (m *serviceCredentialsModel) loginSpec(ctx context.Context) (logins.Spec, d
 // primaryService reads the service and checks that logins can be made on it: a primary (not a
 // read replica set's id; an error), READY, with an endpoint. A service that is gone, paused or not
 // READY answers why in later (the run may change that; a destroy must not stop there).
-func (r *serviceCredentials) primaryService(ctx context.Context, id string, diags *diag.Diagnostics) (svc *api.Service, later string) {
+func (r *serviceCredentials) primaryService(ctx context.Context, id string, diags *diag.Diagnostics) (svc *api.Service, later laterReason) {
 	svc, err := r.pd.client.GetService(ctx, id)
 	if api.IsNotFound(err) {
 		if primary := r.replicaSetPrimary(ctx, id); primary != "" {
 			replicaSetRefused(diags, id, primary)
-			return nil, ""
+			return nil, laterReason{}
 		}
-		return nil, fmt.Sprintf("No service with id %s exists in the provider's project (%v): it is gone, or service_id is wrong", id, err)
+		return nil, laterReason{why: fmt.Sprintf("No service with id %s exists in the provider's project (%v): it is gone, or service_id is wrong", id, err)}
 	}
 	if err != nil {
 		r.pd.addError(ctx, diags, "Could not read service "+id, err)
-		return nil, ""
+		return nil, laterReason{}
 	}
 	if isStandbyRecord(svc) {
 		replicaSetRefused(diags, id, deref(svc.ForkedFrom.ServiceID))
-		return nil, ""
+		return nil, laterReason{}
 	}
 	status := deref(svc.Status)
 	switch {
 	case status == api.PAUSED || status == api.PAUSING:
-		return nil, fmt.Sprintf("Service %s is %s: a paused service accepts no logins. Resume it (the dbcloud_service_resume action, or paused = false on the resource) to use logins", id, status)
+		return nil, laterReason{paused: true, why: fmt.Sprintf("Service %s is %s: a paused service accepts no logins. Resume it (the dbcloud_service_resume action, or paused = false on the resource) to use logins", id, status)}
 	case status != api.READY:
-		return nil, fmt.Sprintf("Service %s is %s, not READY: a login can be made once it is READY", id, orUnknown(string(status)))
+		return nil, laterReason{why: fmt.Sprintf("Service %s is %s, not READY: a login can be made once it is READY", id, orUnknown(string(status)))}
 	case svc.Endpoint == nil || deref(svc.Endpoint.Host) == "" || deref(svc.Endpoint.Port) == 0:
 		diags.AddError("Service "+id+" has no endpoint", "The API answered no endpoint for service "+id+"; a login cannot be made.")
-		return nil, ""
+		return nil, laterReason{}
 	}
-	return svc, ""
+	return svc, laterReason{}
 }
 
 // replicaSetPrimary answers the primary whose read replica sets include id ("" if none or the

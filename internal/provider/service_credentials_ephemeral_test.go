@@ -552,8 +552,11 @@ func TestServiceCredentialsServiceChecks(t *testing.T) {
 		for _, d := range diags {
 			got += d.Detail()
 		}
-		if later != "" {
-			got = "later: " + later
+		if later.why != "" {
+			got = "later: " + later.why
+		}
+		if later.paused != strings.HasPrefix(id, "paused") {
+			t.Errorf("%s: paused %v", id, later.paused)
 		}
 		switch {
 		case want == "" && (svc == nil || diags.HasError()):

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
@@ -371,5 +372,221 @@ resource "terraform_data" "job" {
 	}
 	if left := waitEmulatorEmpty(srv); len(left) > 0 {
 		t.Errorf("left after the destroys: %v", left)
+	}
+}
+
+// newTFWorkdirOnAccCLI is newTFWorkdir on the acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH), with the provider at the address that CLI gives dbcloud/dbcloud.
+func newTFWorkdirOnAccCLI(t *testing.T, srv *emulator.Server, resources string) *tfWorkdir {
+	t.Helper()
+	opts := tfOptions{perCommand: true}
+	if acceptanceCLIIsOpenTofu(t) {
+		opts.addr = "registry.opentofu.org/dbcloud/dbcloud"
+	}
+	w := newTF(t, opts)
+	w.srv = srv
+	w.write(resources)
+	w.must("init", "-input=false")
+	return w
+}
+
+// runsPausable is runsBase with the service's paused set by var.paused.
+var runsPausable = strings.Replace(runsBase, "  password_wo_version       = var.password_version\n",
+	"  password_wo_version       = var.password_version\n  paused                    = var.paused\n", 1) + `
+variable "paused" {
+  type    = bool
+  default = false
+}
+`
+
+// TestAccServiceCredentials_pauseResume: with the logins of the connecting guide configured
+// (runsLogins), pausing the service is one apply that exits 0 (the logins warn, with null values),
+// resuming it is one apply, each re-plan is empty, a destroy of the paused service is one run, and
+// no login is left where the endpoint was reachable. On the acceptance tests' CLI: Terraform, or
+// OpenTofu, which refuses an ephemeral result that is not wholly known.
+func TestAccServiceCredentials_pauseResume(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	out := t.TempDir()
+	w := newTFWorkdirOnAccCLI(t, srv, runsPausable+runsLogins(out))
+	tofu := w.opts.addr != ""
+	vars := func(paused bool) []string {
+		return []string{"-var", "admin_password=admin-Pw/1", "-var", "password_version=1", "-var", "region=us-east-1", "-var", fmt.Sprintf("paused=%v", paused)}
+	}
+	run := func(what string, args ...string) string {
+		t.Helper()
+		start := time.Now()
+		o, err := w.run(append(args, "-auto-approve", "-input=false", "-no-color")...)
+		if err != nil {
+			t.Fatalf("%s: one run failed: %v\n%s", what, err, tail(o, 60))
+		}
+		t.Logf("%s: one run, %s", what, time.Since(start).Round(100*time.Millisecond))
+		return o
+	}
+	replanEmpty := func(what string, paused bool) {
+		t.Helper()
+		if o, err := w.run(append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, vars(paused)...)...); err != nil {
+			t.Fatalf("%s: the plan after the apply is not empty (%v):\n%s", what, err, tail(o, 40))
+		}
+	}
+	loginsLeft := func(what string) {
+		t.Helper()
+		attrs, _ := w.serviceState()
+		id, _ := attrs["id"].(string)
+		in := pg.Instance(id)
+		c, err := pgLogin(ctx, in.Host(), in.Port(), "admin-Pw/1")
+		if err != nil {
+			t.Fatalf("%s: tsdbadmin: %v", what, err)
+		}
+		defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+		var left int
+		if err := c.QueryRow(ctx, `SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%'`).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left != 0 {
+			t.Errorf("%s: %d logins left", what, left)
+		}
+	}
+
+	run("service, role and logins", append([]string{"apply"}, vars(false)...)...)
+	replanEmpty("created", false)
+	loginsLeft("created")
+
+	o := run("paused, logins configured", append([]string{"apply"}, vars(true)...)...)
+	// Terraform opens the logins after the pause (and they warn); OpenTofu opens none that nothing
+	// running in the apply uses.
+	if !tofu && (!strings.Contains(o, "No login made on service") || !strings.Contains(o, "PAUSED")) {
+		t.Errorf("the apply that paused did not warn that no login was made:\n%s", diagnostics(o))
+	}
+	replanEmpty("paused", true)
+
+	run("resumed, logins configured", append([]string{"apply"}, vars(false)...)...)
+	replanEmpty("resumed", false)
+	loginsLeft("resumed")
+
+	run("paused again", append([]string{"apply"}, vars(true)...)...)
+	run("destroy while paused", append([]string{"destroy"}, vars(true)...)...)
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroy: %v", left)
+	}
+}
+
+// TestAccServiceCredentials_leftoverDropped: the service's endpoint goes down (the service paused
+// behind Terraform's back) while a provisioner uses a login, and the provisioner fails the run:
+// the login cannot be dropped then (and Terraform skips the close after an upstream error). The
+// next apply of the same configuration drops it, and its warning names the login and its expiry;
+// no login is left. The provider's binary, as users run it (its working directory is Terraform's).
+func TestAccServiceCredentials_leftoverDropped(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	ctx := t.Context()
+	client := testClient(t, srv)
+	out := t.TempDir()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker, release, ok := filepath.Join(out, "started.json"), filepath.Join(out, "release"), filepath.Join(out, "ok")
+	w := newTFWorkdir(t, srv, runsBase)
+	v := []string{"apply", "-auto-approve", "-input=false", "-no-color", "-var", "admin_password=admin-Pw/1", "-var", "password_version=1", "-var", "region=us-east-1"}
+	if o, err := w.run(v...); err != nil {
+		t.Fatalf("apply: %v\n%s", err, tail(o, 40))
+	}
+	attrs, _ := w.serviceState()
+	id, _ := attrs["id"].(string)
+	w.write(runsBase + fmt.Sprintf(`
+ephemeral "dbcloud_service_credentials" "job" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+  ttl            = "2h"
+}
+
+resource "terraform_data" "job" {
+  provisioner "local-exec" {
+    # Log in, then wait for the test (which stops the endpoint meanwhile): fail unless told ok.
+    command = "test -f %[4]s || { %[1]s && until test -f %[5]s; do sleep 0.1; done; test -f %[4]s; }"
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI     = ephemeral.dbcloud_service_credentials.job.connection_uri
+      CREDS_EXPIRES = ephemeral.dbcloud_service_credentials.job.expires_at
+      CREDS_SQL     = "SELECT 1"
+      CREDS_OUT     = %[3]q
+    }
+  }
+}
+`, bin, credsProbeEnv, marker, ok, release))
+	p := w.startBinary(v...)
+	if err := waitFile(marker, p, 3*time.Minute); err != nil {
+		p.interrupt(t)
+		t.Fatalf("%v:\n%s", err, tail(p.out.String(), 40))
+	}
+	r, err := readProbe(marker)
+	if err != nil || r.Err != "" || r.ExpiresAt == "" {
+		t.Fatalf("the job's login: %+v, %v", r, err)
+	}
+	if _, err := client.StopService(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitStatus(ctx, client, id, api.PAUSED); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.waitAtMost(t, 3*time.Minute); err == nil {
+		t.Fatalf("the run whose job failed exited 0:\n%s", tail(p.out.String(), 40))
+	}
+	t.Logf("the failed run, on login %s (expires %s):\n%s", r.User, r.ExpiresAt, diagnostics(p.out.String()))
+
+	if _, err := client.StartService(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitStatus(ctx, client, id, api.READY); err != nil {
+		t.Fatal(err)
+	}
+	in := pg.Instance(id)
+	admin, err := pgLogin(ctx, in.Host(), in.Port(), "admin-Pw/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	count := func() (n int) {
+		t.Helper()
+		if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("after the failed run %d logins are left, want the job's", n)
+	}
+	if err := os.WriteFile(ok, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = w.startBinary(v...)
+	if err := p.waitAtMost(t, 3*time.Minute); err != nil {
+		t.Fatalf("the next apply: %v\n%s", err, tail(p.out.String(), 40))
+	}
+	o := p.out.String()
+	if !strings.Contains(o, "Dropped login "+r.User+", left by an earlier run") || !strings.Contains(o, r.ExpiresAt) {
+		t.Errorf("the next apply does not say it dropped %s (expiring %s):\n%s", r.User, r.ExpiresAt, diagnostics(o))
+	}
+	if n := count(); n != 0 {
+		t.Errorf("after the next apply %d logins are left", n)
+	}
+}
+
+// waitFile waits until path exists, or p ends, or d passes.
+func waitFile(path string, p *tfProcess, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		if p.over || time.Now().After(deadline) {
+			return fmt.Errorf("%s never appeared", path)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

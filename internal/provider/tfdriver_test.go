@@ -48,6 +48,9 @@ type tfOptions struct {
 	server     func() (tfprotov6.ProviderServer, error)
 	perCommand bool // a fresh in-process provider for each command (tests that interrupt terraform)
 	binary     bool // the provider's built binary through dev_overrides, not an in-process provider
+	// cliConfig: a CLI configuration of the test's own (TF_CLI_CONFIG_FILE; its dev_overrides name
+	// the providers), no in-process provider.
+	cliConfig string
 }
 
 // tfWorkdir is a Terraform working directory, the CLI that runs in it and the provider it talks to.
@@ -212,6 +215,8 @@ func (w *tfWorkdir) environ() []string {
 		}
 	}
 	switch {
+	case w.opts.cliConfig != "":
+		env = append(env, "TF_CLI_CONFIG_FILE="+w.opts.cliConfig)
 	case w.opts.binary:
 		env = append(env, "TF_CLI_CONFIG_FILE="+devOverrides(w.t))
 	case w.opts.perCommand:
@@ -375,6 +380,13 @@ func devOverrides(t *testing.T) string {
 		t.Fatalf("building the provider: %v\n%s", providerBinary.err, providerBinary.buildLogs)
 	}
 	return providerBinary.rc
+}
+
+// providerBinaryDir is the directory of the provider's binary that devOverrides builds.
+func providerBinaryDir(t *testing.T) string {
+	t.Helper()
+	devOverrides(t)
+	return filepath.Dir(providerBinary.path)
 }
 
 // tfStateFile is what the tests read of terraform.tfstate.

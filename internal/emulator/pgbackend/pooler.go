@@ -1,6 +1,8 @@
 package pgbackend
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -14,15 +16,18 @@ import (
 
 // pooler is a PgBouncer in front of an instance: TLS required from clients, tsdbadmin with the
 // instance's password (kept in its auth_file), every other login role of the database with its own
-// (PgBouncer asks the instance, as tsdbadmin, through timescale_functions.pooler_auth: a role that
-// may log in now, not expired), the instance reached over its unix socket. Database tsdb pools in
+// (PgBouncer asks the instance through timescale_functions.pooler_auth, as its auth user
+// tsdb_pooler_auth over the private socket, the only role that may call it: a role that may log in
+// now, not expired), the instance reached over its unix socket. Database tsdb pools in
 // session mode, tsdb_transaction in transaction mode.
 type pooler struct {
-	in     *Instance
-	dir    string
-	port   int
-	cmd    *exec.Cmd
-	exited chan struct{}
+	in *Instance
+	// authPassword is poolerAuthUser's in the auth_file (random).
+	authPassword string
+	dir          string
+	port         int
+	cmd          *exec.Cmd
+	exited       chan struct{}
 }
 
 // EnablePooler starts a PgBouncer in front of the running instance name (tsdbadmin logs in with
@@ -96,7 +101,15 @@ func (in *Instance) stopPooler() {
 // setPassword writes the auth_file and makes a running PgBouncer read it again.
 func (p *pooler) setPassword(password string) error {
 	q := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-	if err := p.in.m.writeFile(filepath.Join(p.dir, "userlist.txt"), []byte(q(AdminUser)+" "+q(password)+"\n")); err != nil {
+	if p.authPassword == "" { // the auth user's, for PgBouncer's clients only (never needed by PgBouncer)
+		b := make([]byte, 24)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		p.authPassword = hex.EncodeToString(b)
+	}
+	list := q(AdminUser) + " " + q(password) + "\n" + q(poolerAuthUser) + " " + q(p.authPassword) + "\n"
+	if err := p.in.m.writeFile(filepath.Join(p.dir, "userlist.txt"), []byte(list)); err != nil {
 		return err
 	}
 	if p.cmd != nil {
@@ -130,7 +143,7 @@ client_tls_key_file = %s
 ignore_startup_parameters = extra_float_digits
 log_connections = 0
 log_disconnections = 0
-`, Database, server, Database, server, p.port, filepath.Join(p.dir, "userlist.txt"), AdminUser, in.m.certFile, in.m.keyFile)
+`, Database, server, Database, server, p.port, filepath.Join(p.dir, "userlist.txt"), poolerAuthUser, in.m.certFile, in.m.keyFile)
 }
 
 // start runs PgBouncer and waits until it accepts TCP connections.

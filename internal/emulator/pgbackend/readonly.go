@@ -33,8 +33,15 @@ import (
 //     role that inherits tsdbadmin, as on the live service: it reads what tsdbadmin reads and, its
 //     sessions being read-only, writes nothing, even after SET ROLE tsdbadmin.
 //
+//   - What PostgreSQL itself allows in a read-only transaction stays allowed, as PostgreSQL has it
+//     (what the live service does with these is not known): VACUUM (FULL), CLUSTER, REINDEX and
+//     ANALYZE of tables the session's roles own, LOCK ... ACCESS EXCLUSIVE, NOTIFY,
+//     pg_logical_emit_message, and pg_terminate_backend of tsdbadmin's sessions for tsdbadmin's
+//     members and read_only_connection sessions (tsdbadmin is in pg_signal_backend).
+//
 // Expiry (VALID UNTIL) and dropped roles are PostgreSQL's own checks. TestReadOnlyEscapes tries
-// every path.
+// every path out; TestReadOnlyStillAllowed what stays allowed, and that no login reads a password
+// verifier (the pooler's auth function answers tsdb_pooler_auth only).
 
 // ReadOnlyRoleSetting is the role setting that makes a role's logins read-only.
 const ReadOnlyRoleSetting = "tsdb_admin.read_only_role"
@@ -69,13 +76,22 @@ var readOnlyFunctions = []string{
 	`REVOKE ALL ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) FROM PUBLIC`,
 	`GRANT EXECUTE ON FUNCTION timescale_functions.create_bare_readonly_role(text, text), timescale_functions.grant_tsdbadmin_to_role(text) TO ` + AdminUser,
 	poolerAuthFunction,
-	`REVOKE ALL ON FUNCTION timescale_functions.pooler_auth(text) FROM PUBLIC`,
-	`GRANT EXECUTE ON FUNCTION timescale_functions.pooler_auth(text) TO ` + AdminUser,
+	// The pooler's auth user only: granted to tsdbadmin, every member of it (a read-only login
+	// inheriting tsdbadmin) could read every role's password verifier.
+	`DO $$ BEGIN CREATE ROLE ` + poolerAuthUser + ` LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+	`ALTER ROLE ` + poolerAuthUser + ` LOGIN PASSWORD NULL`,
+	`REVOKE ALL ON FUNCTION timescale_functions.pooler_auth(text) FROM PUBLIC, ` + AdminUser,
+	`GRANT EXECUTE ON FUNCTION timescale_functions.pooler_auth(text) TO ` + poolerAuthUser,
 }
 
-// poolerAuthFunction answers PgBouncer's auth_query (as tsdbadmin): the SCRAM secret of a role that
-// may log in now, so that the pooler authenticates every login role of the database, as the live
-// one does.
+// poolerAuthUser is the role PgBouncer runs auth_query as: it logs in over the instance's private
+// socket only (no password: no TCP login), and PgBouncer's clients would need the random password
+// of its auth_file. No other role may call pooler_auth.
+const poolerAuthUser = "tsdb_pooler_auth"
+
+// poolerAuthFunction answers PgBouncer's auth_query (as poolerAuthUser): the SCRAM secret of a role
+// that may log in now, so that the pooler authenticates every login role of the database, as the
+// live one does.
 const poolerAuthFunction = `CREATE OR REPLACE FUNCTION timescale_functions.pooler_auth(user_name text, OUT usename name, OUT passwd text)
 	RETURNS record LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
 	SELECT rolname, rolpassword FROM pg_authid
@@ -108,6 +124,9 @@ func (in *Instance) ensureReadOnlySetup(ctx context.Context) error {
 	var there, current bool
 	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'timescale_functions'),
 		EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pooler_auth')
+		AND NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pooler_auth' AND has_function_privilege('`+AdminUser+`', oid, 'EXECUTE'))
+		AND CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '`+poolerAuthUser+`')
+		    THEN has_function_privilege('`+poolerAuthUser+`', 'timescale_functions.pooler_auth(text)', 'EXECUTE') ELSE false END
 		AND NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname LIKE 'tsdb_admin_read_only%')
 		AND NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname IN ('refuse_write', 'is_read_only_session'))`).Scan(&there, &current)
 	_ = conn.Close(context.WithoutCancel(ctx))

@@ -132,6 +132,7 @@ func TestReadOnlyEscapes(t *testing.T) {
 		{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
 		{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}, ""},
 		{"ALTER ROLE another login", []string{"ALTER ROLE fresh PASSWORD 'g'"}, ""},
+		{"ALTER DATABASE SET", []string{"ALTER DATABASE tsdb SET work_mem = '8MB'"}, ""},
 		{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
 		{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
 		{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
@@ -281,4 +282,157 @@ func hintOf(err error) string {
 		return pgErr.Hint
 	}
 	return ""
+}
+
+// TestReadOnlyStillAllowed: what PostgreSQL itself allows in a read-only transaction, a read-only
+// session of the emulator may do too (the extension keeps PostgreSQL's own behaviour; what the live
+// service does with these is not known): VACUUM (FULL), CLUSTER, REINDEX and ANALYZE of a table its
+// roles own, LOCK ... ACCESS EXCLUSIVE, NOTIFY, pg_logical_emit_message, and, for a member of
+// tsdbadmin (which is in pg_signal_backend) and a read_only_connection session, pg_terminate_backend
+// of tsdbadmin's sessions. Each outcome is compared with a plain PostgreSQL read-only transaction
+// of the same role (tsdbadmin, or a login that is not read-only, with default_transaction_read_only).
+// And no login reads a password verifier: the pooler's auth function answers its auth user only.
+func TestReadOnlyStillAllowed(t *testing.T) {
+	m := manager(t)
+	ctx := t.Context()
+	id := newID()
+	in, _, err := m.Create(ctx, id, CreateOptions{Password: "admin-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Remove(id) })
+	admin := mustConnect(t, in.Host(), in.Port(), "admin-pw")
+	for _, s := range []string{"CREATE ROLE app NOLOGIN", "GRANT CREATE ON SCHEMA public TO app", "GRANT app TO tsdbadmin", "SET ROLE app",
+		"CREATE TABLE things (id bigserial PRIMARY KEY, v text)", "INSERT INTO things (v) VALUES ('one')", "RESET ROLE",
+		"CREATE ROLE reader LOGIN PASSWORD 'r' IN ROLE app", "ALTER ROLE reader SET " + ReadOnlyRoleSetting + " = true",
+		"CREATE ROLE writer LOGIN PASSWORD 'w' IN ROLE app",
+		"SELECT timescale_functions.create_bare_readonly_role('analyst', 'a')", "SELECT timescale_functions.grant_tsdbadmin_to_role('analyst')"} {
+		mustExec(t, admin, s)
+	}
+	withOptions := func(user, password, options string) func() (*pgx.Conn, error) {
+		return func() (*pgx.Conn, error) {
+			cfg := ConnConfig(in.Host(), in.Port(), user, password, Database)
+			if options != "" {
+				cfg.RuntimeParams["options"] = options
+			}
+			return pgx.ConnectConfig(ctx, cfg)
+		}
+	}
+	plainRO := "-c default_transaction_read_only=on"
+	sessions := []struct {
+		name            string
+		open, reference func() (*pgx.Conn, error)
+		signals         bool // may signal tsdbadmin's sessions
+	}{
+		{"read-only login", withOptions("reader", "r", ""), withOptions("writer", "w", plainRO), false},
+		{"read-only login inheriting tsdbadmin", withOptions("analyst", "a", ""), withOptions(AdminUser, "admin-pw", plainRO), true},
+		{"read_only_connection session", withOptions(AdminUser, "admin-pw", "-c "+ReadOnlyOption+"=true"), withOptions(AdminUser, "admin-pw", plainRO), true},
+	}
+	attempts := []struct{ name, stmts string }{
+		{"VACUUM (FULL)", "VACUUM (FULL) things"},
+		{"CLUSTER", "CLUSTER things USING things_pkey"},
+		{"REINDEX", "REINDEX TABLE things"},
+		{"ANALYZE", "ANALYZE things"},
+		{"LOCK ACCESS EXCLUSIVE", "BEGIN; LOCK things IN ACCESS EXCLUSIVE MODE; COMMIT"},
+		{"NOTIFY", "NOTIFY app_channel, 'from a read-only session'"},
+		{"pg_logical_emit_message", "SELECT pg_logical_emit_message(false, 'ro', 'from a read-only session')"},
+		{"pg_terminate_backend of tsdbadmin", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'tsdbadmin' AND application_name = 'victim'"},
+	}
+	run := func(open func() (*pgx.Conn, error), stmts string) (string, error) {
+		c, err := open()
+		if err != nil {
+			return "", err
+		}
+		defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
+		_, err = c.Exec(ctx, stmts)
+		return sqlState(err), nil
+	}
+	for _, s := range sessions {
+		for _, open := range []func() (*pgx.Conn, error){s.open, s.reference} { // both are read-only
+			if code, err := run(open, "INSERT INTO things (v) VALUES ('x')"); err != nil || code != "25006" {
+				t.Fatalf("%s: an INSERT in the session or its reference: %q, %v, want 25006", s.name, code, err)
+			}
+		}
+		for _, a := range attempts {
+			t.Run(s.name+"/"+a.name, func(t *testing.T) {
+				victim := victimSession(t, in)
+				got, err := run(s.open, a.stmts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := run(s.reference, a.stmts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("%s: SQLSTATE %q in the read-only session, %q in PostgreSQL's own read-only transaction", a.stmts, got, want)
+				}
+				allowed := a.name != "pg_terminate_backend of tsdbadmin" || s.signals
+				if allowed != (got == "") {
+					t.Errorf("%s: SQLSTATE %q, want allowed %v", a.stmts, got, allowed)
+				}
+				if a.name == "pg_terminate_backend of tsdbadmin" && allowed && victim.Ping(ctx) == nil {
+					t.Error("tsdbadmin's session survived pg_terminate_backend")
+				}
+			})
+		}
+	}
+	if n := queryString(t, admin, "SELECT count(*)::text FROM things"); n != "1" {
+		t.Errorf("things has %s rows, want 1", n)
+	}
+	noVerifiers(t, in, m)
+}
+
+// victimSession is a session of tsdbadmin (application_name victim) for pg_terminate_backend.
+func victimSession(t *testing.T, in *Instance) *pgx.Conn {
+	t.Helper()
+	cfg := ConnConfig(in.Host(), in.Port(), AdminUser, "admin-pw", Database)
+	cfg.RuntimeParams["application_name"] = "victim"
+	c, err := pgx.ConnectConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.WithoutCancel(t.Context())) })
+	return c
+}
+
+// noVerifiers: no login (tsdbadmin, a read-only member of it, an ordinary login) reads a password
+// verifier, through the pooler's auth function or pg_authid; the pooler still authenticates logins.
+func noVerifiers(t *testing.T, in *Instance, m *Manager) {
+	ctx := t.Context()
+	for _, u := range [][2]string{{AdminUser, "admin-pw"}, {"analyst", "a"}, {"reader", "r"}, {"writer", "w"}} {
+		c := mustLogin(t, in, u[0], u[1])
+		for _, q := range []string{"SELECT passwd FROM timescale_functions.pooler_auth('writer')", "SELECT rolpassword FROM pg_authid WHERE rolname = 'writer'"} {
+			var v *string
+			if err := c.QueryRow(ctx, q).Scan(&v); sqlState(err) != "42501" {
+				t.Errorf("%s: %s: %v (value read: %v), want refused with 42501", u[0], q, err, v != nil)
+			}
+		}
+	}
+	if !m.PgBouncer() {
+		t.Log("no pgbouncer: the pooler's authentication is not tried")
+		return
+	}
+	port, err := m.EnablePooler(in.name, "admin-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range [][2]string{{AdminUser, "admin-pw"}, {"writer", "w"}, {"analyst", "a"}} {
+		c, err := pgx.ConnectConfig(ctx, ConnConfig(in.Host(), port, u[0], u[1], Database))
+		if err != nil {
+			t.Errorf("%s through the pooler: %v", u[0], err)
+			continue
+		}
+		_ = c.Close(ctx)
+	}
+	// Nor does anyone log in as the auth user (or a superuser), through the pooler or directly.
+	for _, bad := range []struct {
+		user, password string
+		port           int
+	}{{"writer", "wrong", port}, {poolerAuthUser, "", port}, {poolerAuthUser, "", in.Port()}, {superuser, "", port}} {
+		if c, err := pgx.ConnectConfig(ctx, ConnConfig(in.Host(), bad.port, bad.user, bad.password, Database)); err == nil {
+			_ = c.Close(ctx)
+			t.Errorf("%s logged in with password %q on port %d", bad.user, bad.password, bad.port)
+		}
+	}
 }
