@@ -389,8 +389,8 @@ func sourceHash(root string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], err
 }
 
-// TestPostgreSQLProviderBuild: the PostgreSQL provider builds (or comes from the cache) and runs.
-func TestPostgreSQLProviderBuild(t *testing.T) {
+// TestAccPostgreSQLProvider_build: the PostgreSQL provider builds (or comes from the cache) and runs.
+func TestAccPostgreSQLProvider_build(t *testing.T) {
 	skipUnlessAcc(t)
 	dir := postgresqlProvider(t)
 	if dir == "" {

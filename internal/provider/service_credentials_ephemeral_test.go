@@ -121,7 +121,13 @@ func credsProbe(mode string) int {
 		res.Err = err.Error()
 	}
 	b, _ := json.Marshal(res)
-	if werr := os.WriteFile(os.Getenv("CREDS_OUT"), b, 0o600); werr != nil || err != nil {
+	// Written whole (a temporary file, then a rename): tests wait for the file to appear.
+	outFile := os.Getenv("CREDS_OUT")
+	werr := os.WriteFile(outFile+".tmp", b, 0o600)
+	if werr == nil {
+		werr = os.Rename(outFile+".tmp", outFile)
+	}
+	if werr != nil || err != nil {
 		fmt.Fprintln(os.Stderr, "probe:", res.Err, werr)
 		return 1
 	}
