@@ -96,6 +96,7 @@ func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.base().pd.walk.apply()
 	m.impl.Create(ctx, req, resp)
 	interruptedLogins(ctx, &resp.Diagnostics)
@@ -125,6 +126,7 @@ func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.base().pd.walk.readOrPlan()
 	if isPlaceholder(ctx, req.State) {
 		// A lost create's placeholder (placeholder.go): look for what the create made.
@@ -154,6 +156,7 @@ func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.base().pd.walk.apply()
 	m.impl.Update(ctx, req, resp)
 	interruptedLogins(ctx, &resp.Diagnostics)
@@ -166,6 +169,7 @@ func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	if isPlaceholder(ctx, req.State) {
 		state, found, diags := resolvePlaceholder(ctx, m.impl, req.State, req.Private.GetKey)
 		resp.Diagnostics.Append(diags...)
@@ -196,6 +200,7 @@ func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if pd := m.impl.base().pd; pd != nil {
 		pd.walk.readOrPlan()
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	if m.impl.base().pd.refusedAtPlan(ctx, req, &resp.Diagnostics) {
 		return
 	}
@@ -205,6 +210,7 @@ func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 }
 
 func (m *managedResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	checkTimeouts(ctx, req.Config, &resp.Diagnostics)
 	if v, ok := m.impl.(resource.ResourceWithValidateConfig); ok {
 		v.ValidateConfig(ctx, req, resp)
 	}
@@ -264,6 +270,7 @@ func (m *managedDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if notConfigured(m.impl.dsBase().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.dsBase().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.Read(ctx, req, resp)
 }
 

@@ -22,6 +22,10 @@ import (
 // errorDetail is the text of a diagnostic for err: the operation, HTTP status, the API's code, message and
 // details (all in err's text), then what to do.
 func errorDetail(err error) string {
+	var unreachable *api.UnreachableError
+	if errors.As(err, &unreachable) {
+		return err.Error() + "\n\n" + unreachable.Hint()
+	}
 	var outage *api.OutageError
 	if errors.As(err, &outage) {
 		return err.Error() + "\n\n" + outage.Hint()
