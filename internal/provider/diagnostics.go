@@ -97,7 +97,7 @@ func (pd *providerData) explainForbidden(ctx context.Context, err error) error {
 	if pd == nil || pd.client == nil || api.StatusCode(err) != http.StatusForbidden || errors.As(err, &already) {
 		return err
 	}
-	lctx, cancel := wait.Detached(ctx, 30*time.Second)
+	lctx, cancel := wait.Detached(ctx, min(30*time.Second, pd.client.OutageBudget()))
 	defer cancel()
 	projects, lerr := pd.client.ListProjects(lctx)
 	ids := make([]string, 0, len(projects))
