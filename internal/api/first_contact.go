@@ -125,7 +125,7 @@ func (c *contactWatch) answered() {
 // has not answered yet, and err is a connection that could not be made or a TLS failure. Such an
 // attempt is not an outage (nor logged as one).
 func (c *contactWatch) governs(err error) bool {
-	if err == nil || !(notSent(err) || tlsFailure(err)) {
+	if err == nil || (!notSent(err) && !tlsFailure(err)) {
 		return false
 	}
 	c.mu.Lock()

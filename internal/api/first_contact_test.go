@@ -177,15 +177,16 @@ func TestOutageAfterFirstContactIsRiddenOut(t *testing.T) {
 func TestOutageErrorGivesTheOutagesRealLength(t *testing.T) {
 	c, _ := newTestClient(t, func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, 503, errorBody("UNAVAILABLE", "down"))
-	}, func(cfg *Config) { cfg.Retry = firstContactPolicy(time.Second) })
-	first := make(chan error, 1)
-	ctx1, cancel1 := context.WithTimeout(context.Background(), 2*time.Second)
+	}, func(cfg *Config) {
+		cfg.Retry = firstContactPolicy(time.Second)
+		cfg.Retry.MaxElapsed = 500 * time.Millisecond // the budget of a request without a deadline
+	})
+	first := make(chan struct{})
+	ctx1, cancel1 := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel1()
-	go func() { _, err := c.GetService(ctx1, "svc1"); first <- err }()
+	go func() { _, _ = c.GetService(ctx1, "svc1"); close(first) }()
 	time.Sleep(time.Second) // the second request comes a second into the outage
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel2()
-	_, err := c.GetService(ctx2, "svc1")
+	_, err := c.GetService(context.Background(), "svc1")
 	var o *OutageError
 	if !errors.As(err, &o) {
 		t.Fatalf("error %T %v: want an *OutageError", err, err)

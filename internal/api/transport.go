@@ -332,7 +332,7 @@ func (r *requestRun) retrying(v verdict, resp *http.Response, err error, now tim
 		"attempt": attempt, "wait_ms": delay.Milliseconds(), "priority": r.prio.String(),
 	})
 	if resp != nil {
-		r.last = buffered(resp)
+		r.last = buffered(resp) //nolint:bodyclose // buffered reads and closes resp's body, and keeps a copy
 	} else {
 		r.lastErr = err
 	}

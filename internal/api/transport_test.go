@@ -440,6 +440,7 @@ func TestPOSTToClosedPortIsRetried(t *testing.T) {
 		t.Fatalf("first answer: %v", err)
 	}
 	srv.Close()
+	counter.next.(*http.Transport).CloseIdleConnections() // the next attempt dials: the port is closed
 	counter.n.Store(0)
 	_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
 	// A connection that cannot be made is an outage: retried beyond MaxRetries, until the budget ends.

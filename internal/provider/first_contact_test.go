@@ -54,11 +54,11 @@ provider "dbcloud" {
 }
 
 // timed runs a terraform command and says how long it took.
-func (w *tfWorkdir) timed(args ...string) (string, error, time.Duration) {
+func (w *tfWorkdir) timed(args ...string) (string, time.Duration, error) {
 	w.t.Helper()
 	start := time.Now()
 	out, err := w.run(args...)
-	return out, err, time.Since(start)
+	return out, time.Since(start), err
 }
 
 // closedPort is a loopback address nothing listens on.
@@ -94,7 +94,7 @@ func TestAccFirstContact_unreachableAPIFailsFast(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w.t = t
 			t.Setenv(EnvBaseURL, bad)
-			out, err, took := w.timed("plan", "-input=false", "-no-color")
+			out, took, err := w.timed("plan", "-input=false", "-no-color")
 			checkUnreachableRun(t, "plan", bad, out, err, took)
 
 			// A plan saved while the API answered, applied when it cannot be reached.
@@ -103,7 +103,7 @@ func TestAccFirstContact_unreachableAPIFailsFast(t *testing.T) {
 				t.Fatalf("plan against the emulator: %v\n%s", err, tail(out, 30))
 			}
 			t.Setenv(EnvBaseURL, bad)
-			out, err, took = w.timed("apply", "-input=false", "-no-color", "tfplan")
+			out, took, err = w.timed("apply", "-input=false", "-no-color", "tfplan")
 			checkUnreachableRun(t, "apply", bad, out, err, took)
 		})
 	}
@@ -193,7 +193,7 @@ resource "dbcloud_service" "fc2" {
 		_, _ = w.run("destroy", "-input=false", "-no-color", "-auto-approve")
 	})
 	srv.SetOutage(emulator.Outage{Kind: emulator.OutageUnavailable, Duration: time.Minute, StartOn: "listServices"})
-	out, err, took := w.timed("plan", "-input=false", "-no-color")
+	out, took, err := w.timed("plan", "-input=false", "-no-color")
 	srv.SetOutage(emulator.Outage{})
 	t.Logf("plan met by a 1-minute outage with outage_timeout = %s failed after %s", budget, took.Round(100*time.Millisecond))
 	if err == nil {
