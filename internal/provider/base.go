@@ -12,13 +12,19 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
@@ -419,4 +425,25 @@ func (m *managedList) List(ctx context.Context, req list.ListRequest, stream *li
 		return
 	}
 	m.impl.List(ctx, req, stream)
+}
+
+// checkTimeouts refuses, at validate and plan, a resource's `timeouts` value that is not a positive
+// duration ("-5m", "0s"): the timeouts library accepts any duration, and such a value would fail
+// the apply at once with an error that blames the API. The resources' ValidateConfig wrapper calls it.
+func checkTimeouts(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
+	var t timeouts.Value
+	if d := config.GetAttribute(ctx, path.Root("timeouts"), &t); d.HasError() || t.IsNull() || t.IsUnknown() {
+		return
+	}
+	for name, v := range t.Attributes() {
+		s, ok := v.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeouts."+name,
+				fmt.Sprintf("timeouts.%s must be a positive duration, such as \"30m\" or \"1h\", got %q: it is how long the "+
+					"operation may take. Remove it to use the default.", name, s.ValueString()))
+		}
+	}
 }

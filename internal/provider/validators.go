@@ -8,13 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // decimalID is the plan-time rule for VPC and peering ids, which the API writes as decimal strings
@@ -144,26 +140,4 @@ func (v preferWriteOnlyValidator) ValidateString(ctx context.Context, req valida
 		return
 	}
 	v.String.ValidateString(ctx, req, resp)
-}
-
-// checkTimeouts refuses, at validate and plan, a resource's `timeouts` value that is not a positive
-// duration ("-5m", "0s"): the timeouts library accepts any duration, and such a value would fail
-// the apply at once with an error that blames the API. Each resource's ValidateConfig wrapper calls
-// it (base.go).
-func checkTimeouts(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
-	var t timeouts.Value
-	if d := config.GetAttribute(ctx, path.Root("timeouts"), &t); d.HasError() || t.IsNull() || t.IsUnknown() {
-		return
-	}
-	for name, v := range t.Attributes() {
-		s, ok := v.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
-		}
-		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
-			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeouts."+name,
-				fmt.Sprintf("timeouts.%s must be a positive duration, such as \"30m\" or \"1h\", got %q: it is how long the "+
-					"operation may take. Remove it to use the default.", name, s.ValueString()))
-		}
-	}
 }
