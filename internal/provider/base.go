@@ -326,6 +326,7 @@ func (m *managedAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	if notConfigured(*m.impl.dataSlot(), &resp.Diagnostics) {
 		return
 	}
+	defer (*m.impl.dataSlot()).outageWarnings(&resp.Diagnostics)
 	m.impl.Invoke(ctx, req, resp)
 }
 
@@ -384,6 +385,7 @@ func (m *managedEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, 
 	if notConfigured(*m.impl.dataSlot(), &resp.Diagnostics) {
 		return
 	}
+	defer (*m.impl.dataSlot()).outageWarnings(&resp.Diagnostics)
 	m.impl.Open(ctx, req, resp)
 }
 
