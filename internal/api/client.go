@@ -61,6 +61,8 @@ type Client struct {
 	projectID string
 	baseURL   string
 	bearer    bool // the credentials are a Bearer token, not a key pair
+	policy    RetryPolicy
+	outage    *outageWatch
 }
 
 // IsLoopbackHost reports whether host (no port) names this machine.
@@ -131,6 +133,7 @@ func New(cfg Config) (*Client, error) {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	server := strings.TrimRight(u.String(), "/") + "/"
+	outage := newOutageWatch(policy, u.String())
 	gen, err := NewClient(server,
 		WithHTTPClient(&retryingDoer{
 			client:  httpClient,
@@ -138,7 +141,8 @@ func New(cfg Config) (*Client, error) {
 			limiter: NewLimiter(cfg.Limiter),
 			secrets: append(slices.Clone(secrets), cfg.AccessKey),
 			rand:    rand.Float64,
-			outage:  newOutageWatch(policy, u.String()),
+			outage:  outage,
+			contact: newContactWatch(policy, u.String()),
 		}),
 		WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
 			req.Header.Set("Authorization", auth)
@@ -149,7 +153,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{gen: gen, projectID: cfg.ProjectID, baseURL: strings.TrimRight(u.String(), "/"), bearer: cfg.Token != ""}, nil
+	return &Client{gen: gen, projectID: cfg.ProjectID, baseURL: strings.TrimRight(u.String(), "/"), bearer: cfg.Token != "",
+		policy: policy, outage: outage}, nil
 }
 
 // authorization is the Authorization header of every request, and the secret strings that never
@@ -171,6 +176,19 @@ func authorization(cfg Config) (header string, secrets []string, err error) {
 	return "Basic " + basic, []string{cfg.SecretKey, basic}, nil
 }
 
+// TakeRiddenOutages returns the outages the client rode out (the API was away, then answered again)
+// since the last call, and forgets them: the provider tells the user of each once.
+func (c *Client) TakeRiddenOutages() []OutageWindow { return c.outage.take() }
+
+// OutageBudget is how long a request whose context has no deadline rides out an outage
+// (RetryPolicy.MaxElapsed: the provider's outage_timeout).
+func (c *Client) OutageBudget() time.Duration {
+	if c.policy.MaxElapsed <= 0 {
+		return DefaultMaxElapsed
+	}
+	return c.policy.MaxElapsed
+}
+
 // ProjectID is the project every call is scoped to.
 func (c *Client) ProjectID() string { return c.projectID }
 
@@ -185,6 +203,9 @@ func finish(op string, resp *http.Response, err error, out any, ok ...int) error
 	if err != nil {
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
+		}
+		if u := unreachableErrorOf(op, err); u != nil {
+			return u
 		}
 		if o := outageErrorOf(op, err); o != nil {
 			return o

@@ -111,6 +111,31 @@ type outageWatch struct {
 	since   time.Time // when the outage began (zero: the API answers)
 	lastLog time.Time
 	last    string // the last failure, in words
+	// ridden are the outages that ended with an answer and not yet taken (TakeRiddenOutages).
+	ridden []OutageWindow
+}
+
+// OutageWindow is an outage the client rode out: the API was away from Since to Until.
+type OutageWindow struct{ Since, Until time.Time }
+
+// began is when the outage that a request met at down (zero: none) began: down, or earlier when the
+// client's other requests met it first.
+func (o *outageWatch) began(down time.Time) time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.since.IsZero() && (down.IsZero() || o.since.Before(down)) {
+		return o.since
+	}
+	return down
+}
+
+// take returns the outages ridden out since the last take, and forgets them.
+func (o *outageWatch) take() []OutageWindow {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := o.ridden
+	o.ridden = nil
+	return out
 }
 
 func newOutageWatch(p RetryPolicy, base string) *outageWatch {
@@ -167,6 +192,9 @@ func (o *outageWatch) answered(ctx context.Context, now time.Time) {
 	o.mu.Lock()
 	since := o.since
 	o.since, o.lastLog = time.Time{}, time.Time{}
+	if !since.IsZero() {
+		o.ridden = append(o.ridden, OutageWindow{Since: since, Until: now})
+	}
 	o.mu.Unlock()
 	if since.IsZero() {
 		return

@@ -40,6 +40,10 @@ type RetryPolicy struct {
 	// refresh, data sources, list resources; default 5 minutes); with a deadline (an operation's
 	// timeout), the deadline is the budget. No retry starts whose wait would end past the budget.
 	MaxElapsed time.Duration
+	// FirstContact is how long, before the API has answered any request of the client, a connection
+	// that cannot be made (refused, unknown host) is retried, from the client's first attempt
+	// (default DefaultFirstContact); a TLS failure then fails at once (first_contact.go).
+	FirstContact time.Duration
 	// ProgressEvery is how often, at most, the client logs that the API is still unavailable
 	// (default 30 s): once when an outage starts, then at most this often, and once when it ends.
 	ProgressEvery time.Duration
@@ -208,102 +212,163 @@ type retryingDoer struct {
 	rand    func() float64
 	// outage is what the client knows of the API's availability, shared by its requests (outage.go).
 	outage *outageWatch
+	// contact is whether the API has answered this client yet (first_contact.go).
+	contact *contactWatch
 }
 
+// Do sends req by the rules above: each attempt through the limiter (send), the retry rule and its
+// budget (shouldRetry, retryAllowed), the first-contact rule (contactWatch), and what an outage leaves
+// (requestRun).
 func (d *retryingDoer) Do(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
-	prio := priorityOf(ctx, req.Method)
-	deadline, hasDeadline := ctx.Deadline()
-	start := time.Now()
-	failures := 0
-	// down is when this request first met an outage (zero while it has not); attempts counts its
-	// attempts since then.
-	var down time.Time
-	var downAttempts int
-	// last is the last retriable answer, kept so that a budget that runs out while the request waits
-	// to be retried yields that answer (a 429, a 503) rather than a bare deadline error. It is dropped
-	// as soon as the next attempt is sent: a deadline met during an attempt is ambiguous for a POST.
-	var last *http.Response
-	var lastErr error // likewise, the last retriable connection error of an outage
-	giveUp := func(err error) (*http.Response, error) {
-		if errors.Is(err, context.DeadlineExceeded) {
-			switch {
-			case last != nil:
-				return d.outageAnswer(req, last, down, downAttempts), nil
-			case lastErr != nil:
-				return nil, &outageCause{since: down, until: time.Now(), attempts: downAttempts, err: lastErr}
-			}
-		}
-		return nil, err
-	}
+	run := d.newRun(req)
 	for attempt := 1; ; attempt++ {
-		if err := d.limiter.Wait(ctx, prio); err != nil {
-			return giveUp(err)
+		if err := d.limiter.Wait(ctx, run.prio); err != nil {
+			return run.giveUp(err)
 		}
-		areq := req.Clone(ctx)
-		if req.GetBody != nil {
-			body, err := req.GetBody()
-			if err != nil {
-				return nil, err
-			}
-			areq.Body = body
+		run.last, run.lastErr = nil, nil // from here, a deadline is ambiguous for a POST
+		resp, err, sendErr := d.send(req)
+		if sendErr != nil {
+			return nil, sendErr
 		}
-		last, lastErr = nil, nil
-		resp, err := d.client.Do(areq)
 		now := time.Now()
 		retryAfter := parseRetryAfter(resp, now)
 		d.limiter.Observe(statusOf(resp), min(retryAfter, d.policy.MaxRetryAfter))
 		v, cerr := shouldRetry(ctx, req.Method, resp, err)
 		if cerr != nil {
 			drainAndClose(resp)
-			return giveUp(cerr)
+			return run.giveUp(cerr)
 		}
-		if v.outage && (v.retry || !down.IsZero()) {
-			if down.IsZero() {
-				down = now
-			}
-			downAttempts++
-		} else if !v.outage && err == nil {
-			// Only an answer ends an outage: a create whose connection broke (not sent again, it may
-			// have been carried out) says nothing of the API's availability.
-			d.outage.answered(ctx, now)
-		}
-		if v.retry && !v.outage {
-			failures++
-		}
+		run.observe(v, resp, err, now)
 		delay := RetryDelay(attempt-1, d.policy.WaitMin, d.policy.WaitMax, retryAfter, d.policy.MaxRetryAfter, d.rand())
-		if !v.retry || !retryAllowed(d.policy, v.outage, failures, start, now, deadline, hasDeadline, delay) {
-			outageEnded := v.retry && v.outage && !down.IsZero()
-			if err != nil {
-				if outageEnded {
-					return nil, &outageCause{since: down, until: now, attempts: downAttempts, err: err}
-				}
-				if attempt > 1 {
-					err = fmt.Errorf("after %d attempts: %w", attempt, err)
-				}
-				return nil, err
-			}
-			if outageEnded {
-				return d.outageAnswer(req, resp, down, downAttempts), nil
-			}
-			return d.maskErrorAnswer(req, resp), nil
+		again := v.retry && retryAllowed(d.policy, v.outage, run.failures, run.start, now, run.deadline, run.hasDeadline, delay)
+		if u := d.contact.unreachable(err, now, again, delay, attempt); u != nil {
+			return nil, u
 		}
-		if v.outage {
-			d.outage.failed(ctx, now, req, resp, err, budgetEnd(d.policy, start, deadline, hasDeadline))
+		if !again {
+			return run.end(v, resp, err, now, attempt)
 		}
-		tflog.Debug(ctx, "dbcloud API: retrying request", map[string]any{
-			"method": req.Method, "url": req.URL.String(), "status": statusOf(resp), "error": errString(err),
-			"attempt": attempt, "wait_ms": delay.Milliseconds(), "priority": prio.String(),
-		})
-		if resp != nil {
-			last = buffered(resp)
-		} else {
-			lastErr = err
-		}
+		run.retrying(v, resp, err, now, attempt, delay)
 		if err := sleepCtx(ctx, delay); err != nil {
-			return giveUp(err)
+			return run.giveUp(err)
 		}
 	}
+}
+
+// send makes one attempt of req: a clone with a fresh body. sendErr is a body that could not be
+// made again (nothing was sent); err is the attempt's.
+func (d *retryingDoer) send(req *http.Request) (resp *http.Response, err, sendErr error) {
+	areq := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, nil, err
+		}
+		areq.Body = body
+	}
+	d.contact.attempt(time.Now())
+	resp, err = d.client.Do(areq)
+	if resp != nil {
+		d.contact.answered()
+	}
+	return resp, err, nil
+}
+
+// requestRun is what one request's attempts leave: its budget, the failures counted against
+// MaxRetries, and the outage it met.
+type requestRun struct {
+	d               *retryingDoer
+	req             *http.Request
+	prio            Priority
+	start, deadline time.Time
+	hasDeadline     bool
+	failures        int
+	// down is when this request first met an outage (zero while it has not); downAttempts counts its
+	// attempts since then.
+	down         time.Time
+	downAttempts int
+	// last is the last retriable answer, kept so that a budget that runs out while the request waits
+	// to be retried yields that answer (a 429, a 503) rather than a bare deadline error. It is dropped
+	// as soon as the next attempt is sent: a deadline met during an attempt is ambiguous for a POST.
+	last    *http.Response
+	lastErr error // likewise, the last retriable connection error of an outage
+}
+
+func (d *retryingDoer) newRun(req *http.Request) *requestRun {
+	ctx := req.Context()
+	deadline, hasDeadline := ctx.Deadline()
+	return &requestRun{d: d, req: req, prio: priorityOf(ctx, req.Method), start: time.Now(), deadline: deadline, hasDeadline: hasDeadline}
+}
+
+// observe records what an attempt's verdict v says of the outage and the retries.
+func (r *requestRun) observe(v verdict, resp *http.Response, err error, now time.Time) {
+	if v.outage && (v.retry || !r.down.IsZero()) {
+		if r.down.IsZero() {
+			r.down = now
+		}
+		r.downAttempts++
+	} else if !v.outage && err == nil {
+		// Only an answer ends an outage: a create whose connection broke (not sent again, it may
+		// have been carried out) says nothing of the API's availability.
+		r.d.outage.answered(r.req.Context(), now)
+	}
+	if v.retry && !v.outage {
+		r.failures++
+	}
+}
+
+// since is when the outage this request met began: when this request met it, or earlier when the
+// client's other requests met it first (the outage's real length).
+func (r *requestRun) since() time.Time { return r.d.outage.began(r.down) }
+
+// retrying logs a retry after delay and keeps the attempt's failure for giveUp.
+func (r *requestRun) retrying(v verdict, resp *http.Response, err error, now time.Time, attempt int, delay time.Duration) {
+	ctx := r.req.Context()
+	if v.outage && !r.d.contact.governs(err) {
+		r.d.outage.failed(ctx, now, r.req, resp, err, budgetEnd(r.d.policy, r.start, r.deadline, r.hasDeadline))
+	}
+	tflog.Debug(ctx, "dbcloud API: retrying request", map[string]any{
+		"method": r.req.Method, "url": r.req.URL.String(), "status": statusOf(resp), "error": errString(err),
+		"attempt": attempt, "wait_ms": delay.Milliseconds(), "priority": r.prio.String(),
+	})
+	if resp != nil {
+		r.last = buffered(resp) //nolint:bodyclose // buffered reads and closes resp's body, and keeps a copy
+	} else {
+		r.lastErr = err
+	}
+}
+
+// end is the request's result when no retry follows the attempt (verdict v, answered resp or failed
+// with err at now).
+func (r *requestRun) end(v verdict, resp *http.Response, err error, now time.Time, attempt int) (*http.Response, error) {
+	outageEnded := v.retry && v.outage && !r.down.IsZero()
+	if err != nil {
+		if outageEnded {
+			return nil, &outageCause{since: r.since(), until: now, attempts: r.downAttempts, err: err}
+		}
+		if attempt > 1 {
+			err = fmt.Errorf("after %d attempts: %w", attempt, err)
+		}
+		return nil, err
+	}
+	if outageEnded {
+		return r.d.outageAnswer(r.req, resp, r.since(), r.downAttempts), nil
+	}
+	return r.d.maskErrorAnswer(r.req, resp), nil
+}
+
+// giveUp is the request's result when ctx ends (or the limiter refuses) with err: a deadline met
+// while the request waited out an outage yields the outage's last failure.
+func (r *requestRun) giveUp(err error) (*http.Response, error) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case r.last != nil:
+			return r.d.outageAnswer(r.req, r.last, r.since(), r.downAttempts), nil
+		case r.lastErr != nil:
+			return nil, &outageCause{since: r.since(), until: time.Now(), attempts: r.downAttempts, err: r.lastErr}
+		}
+	}
+	return nil, err
 }
 
 // outageAnswer is the masked error answer resp of a request whose budget ran out during an outage that

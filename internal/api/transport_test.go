@@ -428,17 +428,21 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
+// Once the API has answered, a port that stops listening is an outage: a create is retried beyond
+// MaxRetries until the budget ends (before that, it is first contact: first_contact_test.go).
 func TestPOSTToClosedPortIsRetried(t *testing.T) {
 	counter := &countingTransport{next: http.DefaultTransport.(*http.Transport).Clone()}
 	policy := fastRetry()
-	c, err := New(Config{
-		BaseURL: "http://" + closedAddr(t) + "/v1", AccessKey: testAccessKey, SecretKey: testSecretKey,
-		ProjectID: testProjectID, Retry: policy, Transport: counter,
-	})
-	if err != nil {
-		t.Fatal(err)
+	c, srv := newTestClient(t, func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, `{"service_id":"svc1"}`)
+	}, func(cfg *Config) { cfg.Retry, cfg.Transport = policy, counter })
+	if _, err := c.GetService(context.Background(), "svc1"); err != nil {
+		t.Fatalf("first answer: %v", err)
 	}
-	_, err = c.CreateService(context.Background(), ServiceCreate{Name: "db"})
+	srv.Close()
+	counter.next.(*http.Transport).CloseIdleConnections() // the next attempt dials: the port is closed
+	counter.n.Store(0)
+	_, err := c.CreateService(context.Background(), ServiceCreate{Name: "db"})
 	// A connection that cannot be made is an outage: retried beyond MaxRetries, until the budget ends.
 	if n := int(counter.n.Load()); n <= policy.MaxRetries+1 {
 		t.Errorf("%d attempts, want more than MaxRetries+1 = %d", n, policy.MaxRetries+1)

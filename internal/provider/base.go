@@ -12,14 +12,19 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
@@ -109,6 +114,7 @@ func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.base().pd.walk.apply()
 	m.impl.Create(ctx, req, resp)
 	interruptedLogins(ctx, &resp.Diagnostics)
@@ -139,6 +145,7 @@ func (m *managedResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.base().pd.walk.readOrPlan()
 	if isPlaceholder(ctx, req.State) {
 		// A lost create's placeholder (placeholder.go): look for what the create made.
@@ -168,6 +175,7 @@ func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.base().pd.walk.apply()
 	m.impl.Update(ctx, req, resp)
 	interruptedLogins(ctx, &resp.Diagnostics)
@@ -181,6 +189,7 @@ func (m *managedResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if notConfigured(m.impl.base().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	if isPlaceholder(ctx, req.State) {
 		state, found, diags := resolvePlaceholder(ctx, m.impl.base().pd, m.findPlaceholder, req.State, req.Private.GetKey)
 		resp.Diagnostics.Append(diags...)
@@ -211,6 +220,7 @@ func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if pd := m.impl.base().pd; pd != nil {
 		pd.walk.readOrPlan()
 	}
+	defer m.impl.base().pd.outageWarnings(&resp.Diagnostics)
 	if m.impl.base().pd.refusedAtPlan(ctx, req, &resp.Diagnostics) {
 		return
 	}
@@ -220,6 +230,7 @@ func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 }
 
 func (m *managedResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	checkTimeouts(ctx, req.Config, &resp.Diagnostics)
 	if v, ok := m.impl.(resource.ResourceWithValidateConfig); ok {
 		v.ValidateConfig(ctx, req, resp)
 	}
@@ -279,6 +290,7 @@ func (m *managedDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	if notConfigured(m.impl.dsBase().pd, &resp.Diagnostics) {
 		return
 	}
+	defer m.impl.dsBase().pd.outageWarnings(&resp.Diagnostics)
 	m.impl.Read(ctx, req, resp)
 }
 
@@ -328,6 +340,7 @@ func (m *managedAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	if notConfigured(*m.impl.dataSlot(), &resp.Diagnostics) {
 		return
 	}
+	defer (*m.impl.dataSlot()).outageWarnings(&resp.Diagnostics)
 	m.impl.Invoke(ctx, req, resp)
 }
 
@@ -386,6 +399,7 @@ func (m *managedEphemeral) Open(ctx context.Context, req ephemeral.OpenRequest, 
 	if notConfigured(*m.impl.dataSlot(), &resp.Diagnostics) {
 		return
 	}
+	defer (*m.impl.dataSlot()).outageWarnings(&resp.Diagnostics)
 	m.impl.Open(ctx, req, resp)
 }
 
@@ -427,4 +441,25 @@ func (m *managedList) List(ctx context.Context, req list.ListRequest, stream *li
 		return
 	}
 	m.impl.List(ctx, req, stream)
+}
+
+// checkTimeouts refuses, at validate and plan, a resource's `timeouts` value that is not a positive
+// duration ("-5m", "0s"): the timeouts library accepts any duration, and such a value would fail
+// the apply at once with an error that blames the API. The resources' ValidateConfig wrapper calls it.
+func checkTimeouts(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
+	var t timeouts.Value
+	if d := config.GetAttribute(ctx, path.Root("timeouts"), &t); d.HasError() || t.IsNull() || t.IsUnknown() {
+		return
+	}
+	for name, v := range t.Attributes() {
+		s, ok := v.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if d, err := time.ParseDuration(s.ValueString()); err == nil && d <= 0 {
+			diags.AddAttributeError(path.Root("timeouts").AtName(name), "Invalid timeouts."+name,
+				fmt.Sprintf("timeouts.%s must be a positive duration, such as \"30m\" or \"1h\", got %q: it is how long the "+
+					"operation may take. Remove it to use the default.", name, s.ValueString()))
+		}
+	}
 }

@@ -22,6 +22,10 @@ import (
 // errorDetail is the text of a diagnostic for err: the operation, HTTP status, the API's code, message and
 // details (all in err's text), then what to do.
 func errorDetail(err error) string {
+	var unreachable *api.UnreachableError
+	if errors.As(err, &unreachable) {
+		return err.Error() + "\n\n" + unreachable.Hint()
+	}
 	var outage *api.OutageError
 	if errors.As(err, &outage) {
 		return err.Error() + "\n\n" + outage.Hint()
@@ -93,7 +97,7 @@ func (pd *providerData) explainForbidden(ctx context.Context, err error) error {
 	if pd == nil || pd.client == nil || api.StatusCode(err) != http.StatusForbidden || errors.As(err, &already) {
 		return err
 	}
-	lctx, cancel := wait.Detached(ctx, 30*time.Second)
+	lctx, cancel := wait.Detached(ctx, min(30*time.Second, pd.client.OutageBudget()))
 	defer cancel()
 	projects, lerr := pd.client.ListProjects(lctx)
 	ids := make([]string, 0, len(projects))

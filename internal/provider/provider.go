@@ -67,7 +67,10 @@ func (p *dbcloudProvider) Schema(_ context.Context, _ provider.SchemaRequest, re
 		Attributes: map[string]schema.Attribute{
 			"base_url": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: "API root URL including the version segment, e.g. `https://api.example.com/v1`. " +
+				MarkdownDescription: "API root URL including the version segment, e.g. `https://api.example.com/v1` (a URL " +
+					"without the `/v1` segment is refused at plan, with the URL it should be). If the API has not answered any " +
+					"request of a run, a connection refused, an unknown host or a TLS failure fails within " + api.DefaultFirstContact.String() +
+					" with the URL tried, instead of being waited out as an outage: check this URL and that the API is running. " +
 					"Plain `http://` is accepted only for loopback hosts (`localhost`, `127.0.0.1`, `[::1]`), so that " +
 					"credentials never cross a network unencrypted. Environment variable: `" + EnvBaseURL + "`. Required.",
 			},

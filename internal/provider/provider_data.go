@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -26,6 +27,26 @@ type providerData struct {
 	walk      runWalk     // whether this run plans or applies (logins_stop.go)
 	// credentials is the run's one plan-time check of the credentials (credentials_check.go).
 	credentials credentialsCheck
+	// pauses is what this run's plan of each service says of its pause after the apply (service id:
+	// bool), for the plan of its read replica sets (service_plan.go, read_replica_set_resource.go).
+	pauses sync.Map
+}
+
+// outageWarnings adds a warning for each outage the client rode out since the last call: the API was
+// away for a while, the provider waited, and nothing was lost. The wrappers (base.go) call it at the
+// end of every operation, so a run that waited out an outage says so without TF_LOG, once.
+func (pd *providerData) outageWarnings(diags *diag.Diagnostics) {
+	if pd == nil || pd.client == nil {
+		return
+	}
+	for _, o := range pd.client.TakeRiddenOutages() {
+		diags.AddWarning("The dbcloud API was unavailable for "+o.Until.Sub(o.Since).Round(time.Second).String(),
+			fmt.Sprintf("The dbcloud API at %s did not answer (or answered that it was unavailable) for %s, from %s to %s UTC. "+
+				"The provider waited for it and went on once it answered again: nothing was lost, and no request was carried "+
+				"out twice. If this run seemed stuck, that was why; how long the provider waits is set by `outage_timeout` "+
+				"and the resources' `timeouts`.", pd.client.BaseURL(), o.Until.Sub(o.Since).Round(time.Second),
+				o.Since.UTC().Format(time.TimeOnly), o.Until.UTC().Format(time.TimeOnly)))
+	}
 }
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.

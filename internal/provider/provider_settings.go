@@ -86,8 +86,17 @@ func readProviderSettings(cfg providerModel, diags *diag.Diagnostics) (_ provide
 		}
 	}
 	if baseURL != "" {
-		if _, err := api.ValidateBaseURL(baseURL); err != nil {
+		u, err := api.ValidateBaseURL(baseURL)
+		switch {
+		case err != nil:
 			diags.AddAttributeError(path.Root("base_url"), "Invalid base_url", err.Error())
+		case !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1"):
+			fixed := *u
+			fixed.Path = strings.TrimRight(u.Path, "/") + "/v1"
+			diags.AddAttributeError(path.Root("base_url"), "base_url lacks the API version /v1",
+				fmt.Sprintf("base_url (or %s) %q does not end in the API's version segment /v1: every request would miss the API "+
+					"(answered 404, as if the objects did not exist). The API's root URL ends in /v1, such as "+
+					"https://api.example.com/v1. Did you mean %q?", EnvBaseURL, baseURL, fixed.String()))
 		}
 	}
 
@@ -219,8 +228,11 @@ func pipelineSettingsAttributes() map[string]schema.Attribute {
 				"(every request answered 503 or 502, or connections failing) before it fails: the reads of a plan (refresh, "+
 				"data sources, list resources, `terraform query`), ephemeral resources and the creates of resources without "+
 				"`timeouts`. A duration such as `90s` or `10m` (from %s to %s). Creates, updates, deletes and waits of resources "+
-				"with `timeouts` ride out an outage until their timeout. Default `%s`. Environment variable: `%s`.",
-				minRequestTimeout, maxRequestTimeout, api.DefaultMaxElapsed, EnvOutageTimeout),
+				"with `timeouts` ride out an outage until their timeout. An API that has not answered any request of the run "+
+				"is not having an outage: a connection refused, an unknown host or a TLS failure before its first answer fails "+
+				"within %s (check `base_url`, and that the API is running). A run that rode out an outage ends with a warning "+
+				"saying for how long the API was away. Default `%s`. Environment variable: `%s`.",
+				minRequestTimeout, maxRequestTimeout, api.DefaultFirstContact, api.DefaultMaxElapsed, EnvOutageTimeout),
 		},
 		"request_timeout": schema.StringAttribute{
 			Optional: true,

@@ -175,8 +175,18 @@ func (r *readReplicaSetResource) IdentitySchema(_ context.Context, _ resource.Id
 // switched, and an update that changes something in place (replicaSetChanges) always ends with the
 // set active. A set whose last apply did not see it active (an interrupted create's wait: status
 // creating or resizing) plans status active, so that the next apply runs Update, which waits for it.
+//
+// A set cannot be created or changed on a paused service (the API answers 409 until the service is
+// READY): when the plan knows the service is paused, and stays so, it says so here, not at apply.
 func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		var serviceID, name types.String
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("service_id"), &serviceID)...)
+		resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &name)...)
+		r.refuseOnPausedService(ctx, serviceID, fmt.Sprintf("read replica set %q cannot be created", name.ValueString()), &resp.Diagnostics)
 		return
 	}
 	var plan, state readReplicaSetModel
@@ -193,7 +203,37 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 	changes := len(replicaSetChanges.changedAttrs(plan, state)) > 0 || replicaSetTransitional(state.Status.ValueString())
 	if changes && plan.ServiceID.Equal(state.ServiceID) && plan.Name.Equal(state.Name) && plan.Nodes.Equal(state.Nodes) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringValue(string(api.ReplicaSetStatusActive)))...)
+		r.refuseOnPausedService(ctx, plan.ServiceID, fmt.Sprintf("read replica set %s (%s) cannot be changed",
+			state.ID.ValueString(), state.Name.ValueString()), &resp.Diagnostics)
 	}
+}
+
+// refuseOnPausedService adds an error when the plan knows that service serviceID is paused after this
+// apply: this plan leaves it paused (the plan of the service, service_plan.go recordPause), or, when
+// this run does not plan the service, the API said it is PAUSED or PAUSING (its record in the list
+// the plan already read, refresh_cache.go). what is what cannot be done, e.g. `read replica set "r"
+// cannot be created`. A service the plan knows nothing of, or could not read, is left to the apply.
+func (r *readReplicaSetResource) refuseOnPausedService(ctx context.Context, serviceID types.String, what string, diags *diag.Diagnostics) {
+	if r.pd == nil || !known(serviceID) {
+		return
+	}
+	id := serviceID.ValueString()
+	paused, planned := r.pd.pauses.Load(id)
+	if !planned {
+		svc, err := r.pd.read().GetService(ctx, id)
+		if err != nil {
+			return
+		}
+		st := deref(svc.Status)
+		paused = st == api.PAUSED || st == api.PAUSING
+	}
+	if p, _ := paused.(bool); !p {
+		return
+	}
+	diags.AddAttributeError(path.Root("service_id"), "Service is paused",
+		fmt.Sprintf("Service %s is paused, so %s: the API adds and changes read replica sets only on a running (READY) "+
+			"service. Set paused = false on the service (Terraform then starts it first; set paused = true again afterwards), "+
+			"or resume it, then plan again.", id, what))
 }
 
 // Create creates the set once its service is READY, records its id in state at once, waits until it

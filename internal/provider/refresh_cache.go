@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // refreshListTTL is how long one list serves the Reads of a provider process (which lives for one
@@ -155,11 +154,12 @@ func (c *readCache) list(key string) (l *sharedList, start bool) {
 	return l, true
 }
 
-// fetch fills l. It uses a context of its own (bounded, not cancelled with the first reader's),
-// since other readers wait for it too.
+// fetch fills l. It uses a context of its own, not cancelled with the first reader's, since other
+// readers wait for it too; and without a deadline, so that the client's outage budget (the provider's
+// outage_timeout) bounds it as it bounds every read of a plan, and each attempt its request_timeout.
 func (c *readCache) fetch(ctx context.Context, l *sharedList, fetch func(context.Context) (any, map[string]int, error)) {
 	defer close(l.done)
-	lctx, cancel := wait.Detached(ctx, 2*time.Minute)
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	records, byID, err := fetch(lctx)
 	c.mu.Lock()
@@ -223,17 +223,28 @@ func shared[T any](ctx context.Context, c *readCache, k cachedKind[T], scope str
 	return sharedRecords(ctx, c, k.key(scope), func(ctx context.Context) ([]T, error) { return k.list(ctx, c.client, scope) }, k.id)
 }
 
-// cachedGet returns a record: from the shared list, else with its own GET.
+// cachedGet returns a record: from the shared list, else with its own GET; a list that failed
+// because the API was away is the error (listGaveUp).
 func cachedGet[T any](ctx context.Context, c *readCache, k cachedKind[T], scope, id string) (*T, error) {
 	if id != "" {
-		if l, ok, _ := shared(ctx, c, k, scope); ok {
+		l, ok, err := shared(ctx, c, k, scope)
+		if ok {
 			if v, ok := l.get(id); ok {
 				return v, nil
 			}
 		}
+		if listGaveUp(err) {
+			return nil, err
+		}
 	}
 	return k.get(ctx, c.client, scope, id)
 }
+
+// listGaveUp reports whether a shared list failed because the API was away for the whole outage
+// budget (or never reached): its readers fail with it rather than each riding the outage out again,
+// so that outage_timeout bounds a plan's refresh, however many objects it reads. Any other failure
+// of a list falls back to the reader's own request.
+func listGaveUp(err error) bool { return api.IsOutage(err) || api.IsUnreachable(err) }
 
 // cachedList returns the shared list (a copy), else the API's own list; a failed shared list is
 // the error.
@@ -275,12 +286,16 @@ func peeringID(p *api.Peering) string { return deref(p.ID) }
 // GetReplicaSet returns a read replica set: from its service's record in the shared list of
 // services, else with the client's own read (which lists the service's replica sets).
 func (c *readCache) GetReplicaSet(ctx context.Context, serviceID, id string) (*api.ReadReplicaSet, error) {
-	if sets, ok := c.listedReplicaSets(ctx, serviceID); ok {
+	sets, ok, err := c.listedReplicaSets(ctx, serviceID)
+	if ok {
 		for i := range sets {
 			if deref(sets[i].ID) == id {
 				return &sets[i], nil
 			}
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	return c.client.GetReplicaSet(ctx, serviceID, id)
 }
@@ -288,34 +303,42 @@ func (c *readCache) GetReplicaSet(ctx context.Context, serviceID, id string) (*a
 // ListReplicaSets returns a service's read replica sets: from its record in the shared list of
 // services, else with the client's own list.
 func (c *readCache) ListReplicaSets(ctx context.Context, serviceID string) ([]api.ReadReplicaSet, error) {
-	if sets, ok := c.listedReplicaSets(ctx, serviceID); ok {
+	sets, ok, err := c.listedReplicaSets(ctx, serviceID)
+	switch {
+	case ok:
 		return sets, nil
+	case err != nil:
+		return nil, err
 	}
 	return c.client.ListReplicaSets(ctx, serviceID)
 }
 
 // listedReplicaSets is a copy of the read_replica_sets of the service's record in the shared list,
 // if that tells them: the list can serve and holds the service, the record carries
-// read_replica_sets, and every set in it has an id (see api.Client.GetReplicaSet).
-func (c *readCache) listedReplicaSets(ctx context.Context, serviceID string) ([]api.ReadReplicaSet, bool) {
+// read_replica_sets, and every set in it has an id (see api.Client.GetReplicaSet). err is a list that
+// failed because the API was away (listGaveUp).
+func (c *readCache) listedReplicaSets(ctx context.Context, serviceID string) ([]api.ReadReplicaSet, bool, error) {
 	if serviceID == "" {
-		return nil, false
+		return nil, false, nil
 	}
-	l, ok, _ := shared(ctx, c, cachedServices, "")
+	l, ok, err := shared(ctx, c, cachedServices, "")
 	if !ok {
-		return nil, false
+		if listGaveUp(err) {
+			return nil, false, err
+		}
+		return nil, false, nil
 	}
 	svc, ok := l.get(serviceID)
 	if !ok || svc.ReadReplicaSets == nil {
-		return nil, false
+		return nil, false, nil
 	}
 	sets := slices.Clone(*svc.ReadReplicaSets)
 	for i := range sets {
 		if deref(sets[i].ID) == "" {
-			return nil, false
+			return nil, false, nil
 		}
 	}
-	return sets, true
+	return sets, true, nil
 }
 
 // GetVPC returns a VPC: from the shared list of VPCs, else with its own GET.

@@ -69,6 +69,51 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	default:
 		r.planUpdate(ctx, req, resp)
 		planInitialPassword(ctx, req, resp)
+		r.recordPause(ctx, req)
+	}
+	if !req.Plan.Raw.IsNull() && len(resp.RequiresReplace) == 0 {
+		warnAllowReplacement(ctx, req, resp)
+	}
+}
+
+// warnAllowReplacement: a plan that replaces nothing while the configuration sets allow_replacement =
+// true warns that the guard is off, so that it is removed once the replacement it was set for is done.
+func warnAllowReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var allow types.Bool
+	if d := req.Config.GetAttribute(ctx, path.Root("allow_replacement"), &allow); d.HasError() || !allow.ValueBool() {
+		return
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("allow_replacement"), "allow_replacement is on: the replacement guard is off",
+		"This service sets allow_replacement = true, and this plan replaces nothing. Until allow_replacement is removed, "+
+			"a change that replaces the service (region_code, addons, fork) deletes it and its data without the plan "+
+			"refusing it first. Remove allow_replacement (or set it to false) now that the replacement it was set for is done.")
+}
+
+// recordPause notes whether the service is paused after the apply this plan makes, for the plan of its
+// read replica sets (read_replica_set_resource.go), which Terraform plans after it when they refer
+// to it.
+func (r *serviceResource) recordPause(ctx context.Context, req resource.ModifyPlanRequest) {
+	if r.pd == nil {
+		return
+	}
+	var id, status types.String
+	var statePaused, planPaused types.Bool
+	for _, d := range []diag.Diagnostics{
+		req.State.GetAttribute(ctx, path.Root("id"), &id), req.State.GetAttribute(ctx, path.Root("status"), &status),
+		req.State.GetAttribute(ctx, path.Root("paused"), &statePaused), req.Plan.GetAttribute(ctx, path.Root("paused"), &planPaused),
+	} {
+		if d.HasError() {
+			return
+		}
+	}
+	switch {
+	case !known(id):
+	case planPaused.IsUnknown():
+		r.pd.pauses.Delete(id.ValueString())
+	case !planPaused.IsNull():
+		r.pd.pauses.Store(id.ValueString(), planPaused.ValueBool())
+	default:
+		r.pd.pauses.Store(id.ValueString(), statePaused.ValueBool() || status.ValueString() == string(api.PAUSED))
 	}
 }
 

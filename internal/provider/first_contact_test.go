@@ -1,0 +1,349 @@
+package provider
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+)
+
+// Issue 42: first contact. An API never reached in a run fails within seconds naming base_url; an
+// outage after the first answer is still ridden out, and the run ends with a warning saying so;
+// outage_timeout bounds a plan's refresh; and the mistakes a plan can see fail at plan.
+
+// firstContactWorkdir is a terraform working directory (initialised) whose provider block is
+// settings (the credentials are added; base_url only when settings sets it, else the environment's
+// DBCLOUD_BASE_URL, which the in-process provider reads) and whose resources are resources.
+func firstContactWorkdir(t *testing.T, srv *emulator.Server, settings, resources string) *tfWorkdir {
+	t.Helper()
+	w := &tfWorkdir{t: t, dir: t.TempDir(), srv: srv}
+	w.writeMain(settings, resources)
+	if out, err := w.run("init", "-input=false", "-no-color"); err != nil {
+		t.Fatalf("terraform init: %v\n%s", err, out)
+	}
+	return w
+}
+
+func (w *tfWorkdir) writeMain(settings, resources string) {
+	w.t.Helper()
+	main := fmt.Sprintf(`
+terraform {
+  required_providers {
+    dbcloud = { source = "dbcloud/dbcloud" }
+  }
+}
+provider "dbcloud" {
+  access_key = %q
+  secret_key = %q
+  project_id = %q
+  %s
+}
+%s`, testAccessKey, testSecretKey, testProjectID, settings, resources)
+	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(main), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// timed runs a terraform command and says how long it took.
+func (w *tfWorkdir) timed(args ...string) (string, time.Duration, error) {
+	w.t.Helper()
+	start := time.Now()
+	out, err := w.run(args...)
+	return out, time.Since(start), err
+}
+
+// closedPort is a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+const firstContactService = `
+resource "dbcloud_service" "fc" {
+  name = "first-contact"
+}
+`
+
+// A wrong port and an unknown host fail the plan, and the apply of a saved plan, within 30 s (the
+// first-contact budget, 10 s, and terraform's own start), naming base_url and the URL tried; nothing
+// is created. Before: the plan passed after 22 s and the apply waited 30 minutes.
+func TestAccFirstContact_unreachableAPIFailsFast(t *testing.T) {
+	skipUnlessAcc(t)
+	srv := newTestEmulator(t)
+	t.Setenv(EnvBaseURL, srv.URL)
+	w := firstContactWorkdir(t, srv, "", firstContactService)
+	for name, bad := range map[string]string{
+		"wrong port":   "http://" + closedPort(t) + "/v1",
+		"unknown host": "https://dbcloud-emulator.invalid/v1",
+	} {
+		t.Run(name, func(t *testing.T) {
+			w.t = t
+			t.Setenv(EnvBaseURL, bad)
+			out, took, err := w.timed("plan", "-input=false", "-no-color")
+			checkUnreachableRun(t, "plan", bad, out, err, took)
+
+			// A plan saved while the API answered, applied when it cannot be reached.
+			t.Setenv(EnvBaseURL, srv.URL)
+			if out, err := w.run("plan", "-input=false", "-no-color", "-out=tfplan"); err != nil {
+				t.Fatalf("plan against the emulator: %v\n%s", err, tail(out, 30))
+			}
+			t.Setenv(EnvBaseURL, bad)
+			out, took, err = w.timed("apply", "-input=false", "-no-color", "tfplan")
+			checkUnreachableRun(t, "apply", bad, out, err, took)
+		})
+	}
+	if n := srv.Calls("createService"); n != 0 {
+		t.Errorf("%d services created", n)
+	}
+}
+
+func checkUnreachableRun(t *testing.T, cmd, url, out string, err error, took time.Duration) {
+	t.Helper()
+	t.Logf("%s against %s failed after %s", cmd, url, took.Round(100*time.Millisecond))
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " ")
+	switch {
+	case err == nil:
+		t.Fatalf("%s against %s succeeded:\n%s", cmd, url, tail(out, 30))
+	case took > 30*time.Second:
+		t.Errorf("%s against %s took %s, want under 30s", cmd, url, took)
+	}
+	for _, want := range []string{"could not reach the API at " + url, "base_url", EnvBaseURL, "running"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("%s: the error does not say %q:\n%s", cmd, want, diagnostics(out))
+		}
+	}
+}
+
+// An outage that starts after the API first answered in the run is ridden out as before, and the run
+// ends 0 with a warning, visible without TF_LOG, saying for how long the API was away and that
+// nothing was lost.
+func TestAccFirstContact_outageRiddenOutEndsWithWarning(t *testing.T) {
+	skipUnlessAcc(t)
+	srv := newTestEmulator(t)
+	w := firstContactWorkdir(t, srv, fmt.Sprintf("base_url = %q", srv.URL), firstContactService)
+	if out, err := w.run("apply", "-input=false", "-no-color", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, tail(out, 30))
+	}
+	// The refresh answers; the first write meets an outage of 3 s.
+	w.writeMain(fmt.Sprintf("base_url = %q", srv.URL), firstContactService+`
+resource "dbcloud_vpc" "fc" {
+  name        = "first-contact"
+  cidr        = "10.42.0.0/16"
+  region_code = "us-east-1"
+}
+`)
+	srv.SetOutage(emulator.Outage{Kind: emulator.OutageUnavailable, Duration: 3 * time.Second, StartOn: "write"})
+	out, err := w.run("apply", "-input=false", "-no-color", "-auto-approve")
+	if err != nil {
+		t.Fatalf("the apply did not ride out the outage: %v\n%s", err, tail(out, 40))
+	}
+	if o := srv.LastOutage(); o.Refused == 0 {
+		t.Fatalf("the outage met no request: %+v", o)
+	}
+	warn := regexp.MustCompile(`Warning: The dbcloud API was unavailable for (\d+)s`).FindStringSubmatch(out)
+	if warn == nil {
+		t.Fatalf("no warning of the outage:\n%s", tail(out, 40))
+	}
+	if secs, _ := strconv.Atoi(warn[1]); secs < 2 || secs > 5 {
+		t.Errorf("the warning says %ss, the outage lasted 3s", warn[1])
+	}
+	if flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " "); !strings.Contains(flat, "nothing was lost") {
+		t.Errorf("the warning does not say that nothing was lost:\n%s", diagnostics(out))
+	}
+	if n := strings.Count(out, "Warning: The dbcloud API was unavailable"); n != 1 {
+		t.Errorf("%d warnings of the one outage, want 1", n)
+	}
+	t.Cleanup(func() { _, _ = w.run("destroy", "-input=false", "-no-color", "-auto-approve") })
+}
+
+// outage_timeout bounds every wait of a plan's refresh, the shared list read included: a plan met by
+// an outage longer than it fails within outage_timeout and one backoff (plus terraform's own start),
+// and the error gives the outage's real length. Before: the list read had a fixed 2-minute bound.
+func TestAccFirstContact_outageTimeoutBoundsPlan(t *testing.T) {
+	skipUnlessAcc(t)
+	srv := newTestEmulator(t)
+	const budget = 5 * time.Second
+	settings := fmt.Sprintf("base_url = %q\n  outage_timeout = %q", srv.URL, budget.String())
+	resources := firstContactService + `
+resource "dbcloud_service" "fc2" {
+  name = "first-contact-2"
+}
+`
+	w := firstContactWorkdir(t, srv, settings, resources)
+	if out, err := w.run("apply", "-input=false", "-no-color", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, tail(out, 30))
+	}
+	t.Cleanup(func() {
+		srv.SetOutage(emulator.Outage{})
+		_, _ = w.run("destroy", "-input=false", "-no-color", "-auto-approve")
+	})
+	srv.SetOutage(emulator.Outage{Kind: emulator.OutageUnavailable, Duration: time.Minute, StartOn: "listServices"})
+	out, took, err := w.timed("plan", "-input=false", "-no-color")
+	srv.SetOutage(emulator.Outage{})
+	t.Logf("plan met by a 1-minute outage with outage_timeout = %s failed after %s", budget, took.Round(100*time.Millisecond))
+	if err == nil {
+		t.Fatalf("the plan passed through the outage:\n%s", tail(out, 30))
+	}
+	// outage_timeout + one backoff (the tests' is 100 ms) + terraform's start and refresh walk.
+	if limit := budget + 3*time.Second; took > limit {
+		t.Errorf("the plan took %s, want under %s", took, limit)
+	}
+	m := regexp.MustCompile(`the API was unavailable for (\d+)s`).FindStringSubmatch(strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " "))
+	if m == nil {
+		t.Fatalf("the error does not give the outage's length:\n%s", diagnostics(out))
+	}
+	if secs, _ := strconv.Atoi(m[1]); time.Duration(secs)*time.Second < budget-time.Second || time.Duration(secs)*time.Second > took+time.Second {
+		t.Errorf("the error says the API was unavailable for %ss; the plan waited %s with outage_timeout %s", m[1], took, budget)
+	}
+}
+
+// What a plan can see fails at plan: a base_url without /v1 (with the fix), a timeout that is not
+// positive, a project the credentials may not use; and a plan that leaves allow_replacement on
+// without a replacement warns.
+func TestAccFirstContact_planTimeChecks(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Projects = []string{testProjectID, "tp2project0"} })
+	root := strings.TrimSuffix(srv.URL, "/v1")
+	provider := func(baseURL, project string) string {
+		return fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  access_key = %q
+  secret_key = %q
+  project_id = %q
+}
+`, baseURL, testAccessKey, testSecretKey, project)
+	}
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config:      provider(root, testProjectID) + firstContactService,
+			PlanOnly:    true,
+			ExpectError: words("base_url lacks the API version /v1", fmt.Sprintf("Did you mean %q", root+"/v1")),
+		},
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "fc" {
+  name = "first-contact"
+  timeouts {
+    create = "-5m"
+  }
+}
+`,
+			PlanOnly:    true,
+			ExpectError: words("timeouts.create must be a positive duration", `got "-5m"`),
+		},
+		resource.TestStep{
+			Config:      provider(srv.URL, "wrongproj1") + firstContactService,
+			PlanOnly:    true,
+			ExpectError: words("project_id wrongproj1 is not one the credentials may use (projects you may use: tp1project0, tp2project0)"),
+		},
+	))
+	if n := srv.Calls("createService"); n != 0 {
+		t.Errorf("%d services created", n)
+	}
+}
+
+// A read replica set on a service the plan knows is paused, and a change of a set on one, fail at
+// plan; a plan that resumes the service in the same apply is not refused.
+func TestAccFirstContact_replicaSetOnPausedService(t *testing.T) {
+	srv := newTestEmulator(t)
+	cfg := func(paused bool, set string) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "fc" {
+  name   = "first-contact"
+  paused = %t
+}
+%s`, paused, set)
+	}
+	set := func(name string, cpu int) string {
+		return fmt.Sprintf(`
+resource "dbcloud_read_replica_set" %q {
+  service_id = dbcloud_service.fc.id
+  name       = %q
+  cpu_millis = %d
+  memory_gbs = %d
+}
+`, name, name, cpu, cpu/250)
+	}
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg(false, set("reader", 500))},
+		resource.TestStep{Config: cfg(true, set("reader", 500))},
+		resource.TestStep{
+			Config: cfg(true, set("reader", 1000)), PlanOnly: true,
+			ExpectError: words("Service is paused", "read replica set", "(reader) cannot be changed", "Set paused = false"),
+		},
+		resource.TestStep{
+			Config: cfg(true, set("reader", 500)+set("reader2", 500)), PlanOnly: true,
+			ExpectError: words("Service is paused", `read replica set "reader2" cannot be created`),
+		},
+		// Resuming the service in the same apply is not refused.
+		resource.TestStep{Config: cfg(false, set("reader", 1000)+set("reader2", 500)), PlanOnly: true, ExpectNonEmptyPlan: true},
+		resource.TestStep{Config: cfg(false, set("reader", 500))},
+	))
+	if n := srv.Calls("resizeReplicaSet"); n != 0 {
+		t.Errorf("%d resizes sent", n)
+	}
+}
+
+// A plan that leaves allow_replacement = true and replaces nothing warns that the guard is off.
+func TestAccFirstContact_allowReplacementLeftOnWarns(t *testing.T) {
+	skipUnlessAcc(t)
+	srv := newTestEmulator(t)
+	w := firstContactWorkdir(t, srv, fmt.Sprintf("base_url = %q", srv.URL), `
+resource "dbcloud_service" "fc" {
+  name              = "first-contact"
+  allow_replacement = true
+}
+`)
+	if out, err := w.run("apply", "-input=false", "-no-color", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, tail(out, 30))
+	}
+	t.Cleanup(func() { _, _ = w.run("destroy", "-input=false", "-no-color", "-auto-approve") })
+	out, err := w.run("plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, tail(out, 30))
+	}
+	if !strings.Contains(out, "Warning: allow_replacement is on: the replacement guard is off") {
+		t.Errorf("no warning that the guard is off:\n%s", tail(out, 30))
+	}
+}
+
+// base_url without /v1 is refused when the provider is configured, with the URL it should be.
+func TestProviderConfigure_BaseURLNeedsVersion(t *testing.T) {
+	for url, want := range map[string]string{
+		"http://127.0.0.1:8080":                  `Did you mean "http://127.0.0.1:8080/v1"`,
+		"https://api.example.com/public/api/":    `Did you mean "https://api.example.com/public/api/v1"`,
+		"https://api.example.com/public/api/v1/": "",
+	} {
+		t.Run(url, func(t *testing.T) {
+			clearEnv(t)
+			cfg := fullConfig()
+			cfg["base_url"] = url
+			resp := configure(t, cfg)
+			text := diagText(resp)
+			if want == "" {
+				if resp.Diagnostics.HasError() {
+					t.Fatalf("unexpected error: %s", text)
+				}
+				return
+			}
+			if !strings.Contains(text, want) || !strings.Contains(text, EnvBaseURL) {
+				t.Fatalf("want an error with %q naming %s, got: %s", want, EnvBaseURL, text)
+			}
+		})
+	}
+}
