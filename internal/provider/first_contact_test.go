@@ -3,8 +3,6 @@ package provider
 import (
 	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,11 +23,11 @@ import (
 // DBCLOUD_BASE_URL, which the in-process provider reads) and whose resources are resources.
 func firstContactWorkdir(t *testing.T, srv *emulator.Server, settings, resources string) *tfWorkdir {
 	t.Helper()
-	w := &tfWorkdir{t: t, dir: t.TempDir(), srv: srv}
+	// A fresh provider for each command: each is a run of its own, with its own first contact.
+	w := newTF(t, tfOptions{onPath: true, perCommand: true})
+	w.srv = srv
 	w.writeMain(settings, resources)
-	if out, err := w.run("init", "-input=false", "-no-color"); err != nil {
-		t.Fatalf("terraform init: %v\n%s", err, out)
-	}
+	w.must("init", "-input=false")
 	return w
 }
 
@@ -48,9 +46,7 @@ provider "dbcloud" {
   %s
 }
 %s`, testAccessKey, testSecretKey, testProjectID, settings, resources)
-	if err := os.WriteFile(filepath.Join(w.dir, "main.tf"), []byte(main), 0o600); err != nil {
-		w.t.Fatal(err)
-	}
+	w.writeFile("main.tf", main)
 }
 
 // timed runs a terraform command and says how long it took.
