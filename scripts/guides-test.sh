@@ -11,7 +11,8 @@
 #
 # The last line is "guides: N passed, M failed". Environment: BIN_DIR (provider
 # build, default ./bin), EMULATOR_POSTGRES (the emulators' -postgres, default auto),
-# GUIDES_VERBOSE=1 (print every block's output).
+# GUIDES_VERBOSE=1 (print every block's output), GUIDES_JOBS (pages run at once, default 2; each has
+# its own directory and emulator, and its output is printed whole, in page order).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib.sh
@@ -47,6 +48,6 @@ fi
 
 verbose=()
 [[ "${GUIDES_VERBOSE:-}" == 1 ]] && verbose=(-v)
-"$LIB_TMP/pagetest" -name guides -terraform "$TERRAFORM" -terraform-next "$next_tf" -tofu "$tofu" \
+"$LIB_TMP/pagetest" -name guides -jobs "${GUIDES_JOBS:-2}" -terraform "$TERRAFORM" -terraform-next "$next_tf" -tofu "$tofu" \
 	-provider-dir "$bin_dir" -emulator "$LIB_TMP/dbcloud-emulator" -postgres "${EMULATOR_POSTGRES:-auto}" \
 	"${verbose[@]}" "${pages[@]}" "${fixtures[@]}"
