@@ -121,11 +121,11 @@ func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 	ctx := t.Context()
 	cfg := guideConfig(t, "../../docs/guides/connecting.md", "### With the PostgreSQL provider")
 	g := &guideRun{t: t}
-	overrides := "    \"dbcloud/dbcloud\" = \"" + providerBinaryDir(t) + "\"\n"
+	overrides := map[string]string{"dbcloud/dbcloud": providerBinaryDir(t)}
 	if pgProvider != "" {
-		overrides += "    \"cyrilgdn/postgresql\" = \"" + pgProvider + "\"\n"
+		overrides["cyrilgdn/postgresql"] = pgProvider
 	}
-	rc := "provider_installation {\n  dev_overrides {\n" + overrides + "  }\n  direct {}\n}\n"
+	rc := devOverridesConfig(overrides)
 	schema, err := os.ReadFile("../../examples/guides/connecting/schema.sql")
 	if err != nil {
 		t.Fatal(err)

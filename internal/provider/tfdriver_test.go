@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -372,14 +373,25 @@ func devOverrides(t *testing.T) string {
 			return
 		}
 		providerBinary.rc = filepath.Join(dir, "dev.tfrc")
-		cfg := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    %q = %q\n    %q = %q\n  }\n  direct {}\n}\n",
-			tfAddrDBCloud, dir, "registry.opentofu.org/dbcloud/dbcloud", dir)
+		cfg := devOverridesConfig(map[string]string{tfAddrDBCloud: dir, "registry.opentofu.org/dbcloud/dbcloud": dir})
 		providerBinary.err = os.WriteFile(providerBinary.rc, []byte(cfg), 0o600)
 	})
 	if providerBinary.err != nil {
 		t.Fatalf("building the provider: %v\n%s", providerBinary.err, providerBinary.buildLogs)
 	}
 	return providerBinary.rc
+}
+
+// devOverridesConfig is the one writer of a CLI configuration with dev_overrides: for each provider
+// address (a short one, such as "dbcloud/dbcloud", is each CLI's own registry), the directory of its binary.
+func devOverridesConfig(dirs map[string]string) string {
+	var b strings.Builder
+	b.WriteString("provider_installation {\n  dev_overrides {\n")
+	for _, addr := range slices.Sorted(maps.Keys(dirs)) {
+		fmt.Fprintf(&b, "    %q = %q\n", addr, dirs[addr])
+	}
+	b.WriteString("  }\n  direct {}\n}\n")
+	return b.String()
 }
 
 // providerBinaryDir is the directory of the provider's binary that devOverrides builds.
