@@ -216,16 +216,7 @@ resource "dbcloud_service" "fc2" {
 func TestAccFirstContact_planTimeChecks(t *testing.T) {
 	srv := newTestEmulator(t, func(o *emulator.Options) { o.Projects = []string{testProjectID, "tp2project0"} })
 	root := strings.TrimSuffix(srv.URL, "/v1")
-	provider := func(baseURL, project string) string {
-		return fmt.Sprintf(`
-provider "dbcloud" {
-  base_url   = %q
-  access_key = %q
-  secret_key = %q
-  project_id = %q
-}
-`, baseURL, testAccessKey, testSecretKey, project)
-	}
+	provider := func(baseURL, project string) string { return providerBlockOf(baseURL, testSecretKey, project) }
 	resource.ParallelTest(t, testCase(t, srv,
 		resource.TestStep{
 			Config:      provider(root, testProjectID) + firstContactService,

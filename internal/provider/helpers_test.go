@@ -75,6 +75,12 @@ func providerBlock(srv *emulator.Server) string {
 // providerBlockAt is the provider configuration of the tests' project and access key with the API at
 // baseURL (a proxy in front of the emulator: its URL + emulator.BasePath) and the secret key secretKey.
 func providerBlockAt(baseURL, secretKey string) string {
+	return providerBlockOf(baseURL, secretKey, testProjectID)
+}
+
+// providerBlockOf is the provider configuration of the tests' access key with the API at baseURL, the
+// secret key secretKey and the project project.
+func providerBlockOf(baseURL, secretKey, project string) string {
 	return fmt.Sprintf(`
 provider "dbcloud" {
   base_url   = %q
@@ -82,7 +88,7 @@ provider "dbcloud" {
   secret_key = %q
   project_id = %q
 }
-`, baseURL, testAccessKey, secretKey, testProjectID)
+`, baseURL, testAccessKey, secretKey, project)
 }
 
 // testAccPreCheck skips an acceptance test when TF_ACC is not set (`make unit`).
