@@ -746,6 +746,7 @@ func TestAccChaos_interruptedStack(t *testing.T) {
 	if chaosUsesOtherCLI() && os.Getenv("CHAOS_SEED") == "" && os.Getenv("CHAOS_SEEDS") == "" {
 		t.Skip("the chaos test drives the terraform on PATH; it ran in the first pass of the CLI matrix")
 	}
+	t.Parallel() // each seed has its own emulator, directory and provider
 	seeds := chaosSeeds(t)
 	var (
 		mu    sync.Mutex

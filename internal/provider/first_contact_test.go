@@ -80,29 +80,35 @@ resource "dbcloud_service" "fc" {
 // is created. Before: the plan passed after 22 s and the apply waited 30 minutes.
 func TestAccFirstContact_unreachableAPIFailsFast(t *testing.T) {
 	skipUnlessAcc(t)
+	t.Parallel()
 	srv := newTestEmulator(t)
-	t.Setenv(EnvBaseURL, srv.URL)
-	w := firstContactWorkdir(t, srv, "", firstContactService)
-	for name, bad := range map[string]string{
-		"wrong port":   "http://" + closedPort(t) + "/v1",
-		"unknown host": "https://dbcloud-emulator.invalid/v1",
-	} {
-		t.Run(name, func(t *testing.T) {
-			w.t = t
-			t.Setenv(EnvBaseURL, bad)
-			out, took, err := w.timed("plan", "-input=false", "-no-color")
-			checkUnreachableRun(t, "plan", bad, out, err, took)
+	t.Run("cases", func(t *testing.T) {
+		for name, bad := range map[string]string{
+			"wrong port":   "http://" + closedPort(t) + "/v1",
+			"unknown host": "https://dbcloud-emulator.invalid/v1",
+		} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				// The provider's binary, as terraform runs it: it reads DBCLOUD_BASE_URL from the
+				// environment of each command (a saved plan keeps the configuration, not the variable).
+				w := newTF(t, tfOptions{onPath: true, binary: true})
+				w.srv = srv
+				w.writeMain("", firstContactService) // no init: dev_overrides
+				at := func(url string) { w.env = []string{EnvBaseURL + "=" + url} }
 
-			// A plan saved while the API answered, applied when it cannot be reached.
-			t.Setenv(EnvBaseURL, srv.URL)
-			if out, err := w.run("plan", "-input=false", "-no-color", "-out=tfplan"); err != nil {
-				t.Fatalf("plan against the emulator: %v\n%s", err, tail(out, 30))
-			}
-			t.Setenv(EnvBaseURL, bad)
-			out, took, err = w.timed("apply", "-input=false", "-no-color", "tfplan")
-			checkUnreachableRun(t, "apply", bad, out, err, took)
-		})
-	}
+				at(bad)
+				out, took, err := w.timed("plan", "-input=false")
+				checkUnreachableRun(t, "plan", bad, out, err, took)
+
+				// A plan saved while the API answered, applied when it cannot be reached.
+				at(srv.URL)
+				w.must("plan", "-input=false", "-out=tfplan")
+				at(bad)
+				out, took, err = w.timed("apply", "-input=false", "tfplan")
+				checkUnreachableRun(t, "apply", bad, out, err, took)
+			})
+		}
+	})
 	if n := srv.Calls("createService"); n != 0 {
 		t.Errorf("%d services created", n)
 	}

@@ -517,6 +517,10 @@ resource "terraform_data" "job" {
 }
 `, bin, credsProbeEnv, marker, ok, release))
 	p := w.startBinary(v...)
+	t.Cleanup(func() { // on every way out: the job stops waiting (and fails), and the run ends
+		_ = os.WriteFile(release, nil, 0o600)
+		_ = p.waitAtMost(t, 3*time.Minute)
+	})
 	if err := waitFile(marker, p, 3*time.Minute); err != nil {
 		p.interrupt(t)
 		t.Fatalf("%v:\n%s", err, tail(p.out.String(), 40))
