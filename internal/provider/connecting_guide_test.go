@@ -116,7 +116,7 @@ func (g *guideRun) edit(old, new string) {
 // acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else terraform on PATH): Terraform or OpenTofu.
 func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 	skipUnlessAcc(t)
-	t.Parallel() // its own emulator; the PostgreSQL provider was built (cached) by TestAccPostgreSQLProvider_build, which runs before the parallel tests
+	t.Parallel()                        // its own emulator; the PostgreSQL provider was built (cached) by TestAccPostgreSQLProvider_build, which runs before the parallel tests
 	pgProvider := postgresqlProvider(t) // "": from the registry (terraform init)
 	srv, pg := newPostgresEmulator(t)
 	ctx := t.Context()
