@@ -77,6 +77,19 @@ func mustConnect(t testing.TB, host string, port int, password string) *pgx.Conn
 	return conn
 }
 
+// adminInstance makes an instance whose tsdbadmin password is "admin-pw" (removed when the test
+// ends) and logs in to it as tsdbadmin.
+func adminInstance(t testing.TB, m *Manager) (id string, in *Instance, admin *pgx.Conn) {
+	t.Helper()
+	id = newID()
+	in, _, err := m.Create(t.Context(), id, CreateOptions{Password: "admin-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Remove(id) })
+	return id, in, mustConnect(t, in.Host(), in.Port(), "admin-pw")
+}
+
 func mustExec(t testing.TB, conn *pgx.Conn, sql string, args ...any) {
 	t.Helper()
 	if _, err := conn.Exec(t.Context(), sql, args...); err != nil {

@@ -25,13 +25,7 @@ import (
 func TestReadOnlyEscapes(t *testing.T) {
 	m := manager(t)
 	ctx := t.Context()
-	id := newID()
-	in, _, err := m.Create(ctx, id, CreateOptions{Password: "admin-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Remove(id) })
-	admin := mustConnect(t, in.Host(), in.Port(), "admin-pw")
+	id, in, admin := adminInstance(t, m)
 	mustExec(t, admin, "CREATE ROLE app NOLOGIN")
 	mustExec(t, admin, "GRANT CREATE ON SCHEMA public TO app")
 	mustExec(t, admin, "GRANT app TO tsdbadmin")
@@ -79,6 +73,7 @@ func TestReadOnlyEscapes(t *testing.T) {
 	}
 	poolerPort := 0
 	if m.PgBouncer() {
+		var err error
 		if poolerPort, err = m.EnablePooler(id, "admin-pw"); err != nil {
 			t.Fatal(err)
 		}
@@ -295,13 +290,7 @@ func hintOf(err error) string {
 func TestReadOnlyStillAllowed(t *testing.T) {
 	m := manager(t)
 	ctx := t.Context()
-	id := newID()
-	in, _, err := m.Create(ctx, id, CreateOptions{Password: "admin-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Remove(id) })
-	admin := mustConnect(t, in.Host(), in.Port(), "admin-pw")
+	_, in, admin := adminInstance(t, m)
 	for _, s := range []string{"CREATE ROLE app NOLOGIN", "GRANT CREATE ON SCHEMA public TO app", "GRANT app TO tsdbadmin", "SET ROLE app",
 		"CREATE TABLE things (id bigserial PRIMARY KEY, v text)", "INSERT INTO things (v) VALUES ('one')", "RESET ROLE",
 		"CREATE ROLE reader LOGIN PASSWORD 'r' IN ROLE app", "ALTER ROLE reader SET " + ReadOnlyRoleSetting + " = true",

@@ -23,13 +23,7 @@ func loginAsUser(ctx context.Context, in *Instance, user, password string) (*pgx
 func TestReadOnlyLogins(t *testing.T) {
 	m := manager(t)
 	ctx := t.Context()
-	id := newID()
-	in, _, err := m.Create(ctx, id, CreateOptions{Password: "admin-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Remove(id) })
-	admin := mustConnect(t, in.Host(), in.Port(), "admin-pw")
+	_, in, admin := adminInstance(t, m)
 	if queryBool(t, admin, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user") {
 		t.Error("tsdbadmin is a superuser")
 	}
