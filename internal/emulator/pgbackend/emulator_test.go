@@ -3,6 +3,7 @@ package pgbackend
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -364,11 +365,16 @@ func TestPoolerIsPgBouncer(t *testing.T) {
 			t.Errorf("the pooler let %s in with password %q", bad[0], bad[1])
 		}
 	}
-	// A password change reaches PgBouncer.
-	e.call(http.MethodPost, "/"+id+"/updatePassword", api.UpdatePasswordInput{Password: "pooled-pw-2"}, nil)
-	if err := loginErr(t, pe, "pooled-pw-2"); err != nil {
-		t.Errorf("pooler login with the new password: %v", err)
+	// A password change is in force at PgBouncer when the call answers (PgBouncer re-reads its
+	// auth_file in its own time after a SIGHUP), every time.
+	for i := 1; i <= 5; i++ {
+		next := fmt.Sprintf("pooled-pw-%d", i+1)
+		e.call(http.MethodPost, "/"+id+"/updatePassword", api.UpdatePasswordInput{Password: next}, nil)
+		if err := loginErr(t, pe, next); err != nil {
+			t.Errorf("pooler login with the new password (change %d): %v", i, err)
+		}
 	}
+	e.call(http.MethodPost, "/"+id+"/updatePassword", api.UpdatePasswordInput{Password: "pooled-pw-2"}, nil)
 	if err := loginErr(t, pe, pw); err == nil {
 		t.Error("the pooler still accepts the old password")
 	}

@@ -459,12 +459,23 @@ func (m *Manager) chown(path string) error {
 	return nil
 }
 
-// writeFile writes a private file owned by the server's user.
+// writeFile writes a private file owned by the server's user, whole: a new file renamed over the old
+// one, so that a reader (PgBouncer re-reading its auth_file on SIGHUP, which skips a file of the same
+// inode, size and mtime second) never sees it half written or unchanged.
 func (m *Manager) writeFile(path string, data []byte) error {
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return fmt.Errorf("pgbackend: %w", err)
 	}
-	return m.chown(path)
+	if err := m.chown(tmp); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("pgbackend: %w", err)
+	}
+	return nil
 }
 
 // writeCert generates the self-signed certificate every instance and PgBouncer serves.

@@ -1,6 +1,7 @@
 package pgbackend
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // pooler is a PgBouncer in front of an instance: TLS required from clients, tsdbadmin with the
@@ -112,10 +115,34 @@ func (p *pooler) setPassword(password string) error {
 	if err := p.in.m.writeFile(filepath.Join(p.dir, "userlist.txt"), []byte(list)); err != nil {
 		return err
 	}
-	if p.cmd != nil {
-		_ = p.cmd.Process.Signal(syscall.SIGHUP)
+	if p.cmd == nil {
+		return nil
 	}
-	return nil
+	_ = p.cmd.Process.Signal(syscall.SIGHUP)
+	return p.waitForPassword(password)
+}
+
+// waitForPassword waits until a running PgBouncer lets tsdbadmin in with password: it re-reads its
+// auth_file on SIGHUP in its own time, and a password change is in force when the call answers.
+func (p *pooler) waitForPassword(password string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var last error
+	for {
+		c, err := pgx.ConnectConfig(ctx, ConnConfig("127.0.0.1", p.port, AdminUser, password, Database))
+		if err == nil {
+			return c.Close(ctx)
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			out, _ := os.ReadFile(filepath.Join(p.dir, "pgbouncer.log"))
+			return fmt.Errorf("pgbackend: pgbouncer on port %d did not take the new password: %w\n%s", p.port, last, tail(out, 1500))
+		case <-p.exited:
+			return fmt.Errorf("pgbackend: pgbouncer on port %d exited after a reload: %w", p.port, last)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 func (p *pooler) config() string {
