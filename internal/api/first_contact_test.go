@@ -58,11 +58,13 @@ func checkUnreachable(t *testing.T, err error, base string) {
 // minute of the outage budget), for a read and for a create, with the URL tried.
 func TestFirstContactRefusedFailsWithinBudget(t *testing.T) {
 	base := "http://" + closedAddr(t) + "/v1"
-	c, counter := newFirstContactClient(t, base, 500*time.Millisecond)
+	// Bounds with room for a busy machine: a budget of 2s, failed after it and well before the
+	// outage budget; "at once" is under half the budget.
+	c, counter := newFirstContactClient(t, base, 2*time.Second)
 	start := time.Now()
 	_, err := c.GetService(context.Background(), "svc1")
-	if took := time.Since(start); took < 400*time.Millisecond || took > 2*time.Second {
-		t.Errorf("the read failed after %s, want about the first-contact budget (500ms)", took)
+	if took := time.Since(start); took < 1600*time.Millisecond || took > 8*time.Second {
+		t.Errorf("the read failed after %s, want about the first-contact budget (2s)", took)
 	}
 	checkUnreachable(t, err, base)
 	if n := counter.n.Load(); n < 2 {
@@ -71,7 +73,7 @@ func TestFirstContactRefusedFailsWithinBudget(t *testing.T) {
 	// The budget runs from the client's first attempt: a request after it fails at once.
 	start = time.Now()
 	_, err = c.CreateService(context.Background(), ServiceCreate{Name: "db"})
-	if took := time.Since(start); took > 300*time.Millisecond {
+	if took := time.Since(start); took > time.Second {
 		t.Errorf("a create after the first-contact budget failed after %s, want at once", took)
 	}
 	checkUnreachable(t, err, base)
