@@ -48,6 +48,10 @@ const (
 	readOnlyRoleSetting   = logins.ReadOnlyRoleSetting
 )
 
+// credentialsLoginTimeout bounds what Open does on the service's database (connect, create the
+// login, drop leftovers); a test may shorten it.
+var credentialsLoginTimeout = 2 * time.Minute
+
 var (
 	_ ephemeralImpl                                 = (*serviceCredentials)(nil)
 	_ ephemeral.EphemeralResourceWithClose          = (*serviceCredentials)(nil)
@@ -201,9 +205,6 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 		ctx = tflog.MaskMessageStrings(ctx, adminPassword)
 		ctx = tflog.MaskAllFieldValuesStrings(ctx, adminPassword)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-
 	spec, diags := m.loginSpec(ctx)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -231,6 +232,10 @@ func (r *serviceCredentials) Open(ctx context.Context, req ephemeral.OpenRequest
 	}
 	ctx = tflog.MaskMessageStrings(ctx, target.LoginPassword)
 	ctx = tflog.MaskAllFieldValuesStrings(ctx, target.LoginPassword)
+	// The API read above rode any outage for the provider's outage budget (outage_timeout), as every
+	// read does; the work on the service's database has its own bound.
+	ctx, cancel := context.WithTimeout(ctx, credentialsLoginTimeout)
+	defer cancel()
 
 	spec.Key = loginKey(id, spec)
 	makingLogins.Store(target.Login, true) // not a leftover for a sweep running alongside

@@ -21,11 +21,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -572,5 +576,69 @@ func TestServiceCredentialsServiceChecks(t *testing.T) {
 		case strings.HasPrefix(want, "later: ") && diags.HasError():
 			t.Errorf("%s: an error, want none: %s", id, got)
 		}
+	}
+}
+
+// TestServiceCredentialsOpenRidesOutage: Open's read of the service rides an outage for the
+// provider's outage budget, as every read does; the bound on the work on the service's database
+// (credentialsLoginTimeout, shortened here below the outage) does not cut it short. The API answers
+// 503 for 1.5 s, then a READY service whose endpoint refuses connections: Open gets past the read
+// and fails to make the login.
+func TestServiceCredentialsOpenRidesOutage(t *testing.T) {
+	bound := credentialsLoginTimeout
+	credentialsLoginTimeout = 500 * time.Millisecond
+	t.Cleanup(func() { credentialsLoginTimeout = bound })
+
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := closed.Addr().(*net.TCPAddr).Port
+	_ = closed.Close()
+	until := time.Now().Add(1500 * time.Millisecond)
+	var refused, gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if time.Now().Before(until) {
+			refused.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"code":"UNAVAILABLE","message":"down for maintenance"}`))
+			return
+		}
+		gets.Add(1)
+		_, _ = fmt.Fprintf(w, `{"service_id":"svc0000001","status":"READY","endpoint":{"host":"127.0.0.1","port":%d}}`, port)
+	}))
+	defer srv.Close()
+	policy := api.RetryPolicy{MaxRetries: 2, WaitMin: 50 * time.Millisecond, WaitMax: 200 * time.Millisecond,
+		MaxRetryAfter: time.Second, MaxElapsed: 30 * time.Second}
+	client, err := api.New(api.Config{BaseURL: srv.URL + "/v1", AccessKey: "a", SecretKey: "s", ProjectID: "proj000001", Retry: &policy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &serviceCredentials{pd: &providerData{client: client}}
+	var sch ephemeral.SchemaResponse
+	r.Schema(t.Context(), ephemeral.SchemaRequest{}, &sch)
+	typ := sch.Schema.Type().TerraformType(t.Context()).(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	vals["service_id"] = tftypes.NewValue(tftypes.String, "svc0000001")
+	vals["admin_password"] = tftypes.NewValue(tftypes.String, "Admin-pw-1")
+	req := ephemeral.OpenRequest{Config: tfsdk.Config{Schema: sch.Schema, Raw: tftypes.NewValue(typ, vals)}}
+	resp := ephemeral.OpenResponse{Result: tfsdk.EphemeralResultData{Schema: sch.Schema}}
+	start := time.Now()
+	r.Open(t.Context(), req, &resp)
+	took := time.Since(start)
+
+	var summaries []string
+	for _, d := range resp.Diagnostics {
+		summaries = append(summaries, d.Summary()+": "+d.Detail())
+	}
+	if refused.Load() == 0 || gets.Load() == 0 {
+		t.Fatalf("%d refused and %d answered reads after %s: %q", refused.Load(), gets.Load(), took, summaries)
+	}
+	if len(summaries) != 1 || !strings.HasPrefix(summaries[0], "Could not create a login on service svc0000001") {
+		t.Errorf("after %s: %q; want the read to ride the outage and the login to fail", took, summaries)
 	}
 }
