@@ -388,6 +388,50 @@ func TestPoolerIsPgBouncer(t *testing.T) {
 	e.delete(id)
 }
 
+// TestReplicaSetPoolerTakesNewPassword: a replica set's PgBouncer takes the primary's new password
+// before updatePassword answers, every time (rotations in a row, each logged in with at once).
+func TestReplicaSetPoolerTakesNewPassword(t *testing.T) {
+	if !manager(t).PgBouncer() {
+		t.Skip("pgbouncer is not installed (apt-get install pgbouncer)")
+	}
+	e := newAPIEnv(t)
+	s, pw := e.create("rs-pooled")
+	id := deref(s.ServiceID)
+	var rs api.ReadReplicaSet
+	e.call(http.MethodPost, "/"+id+"/replicaSets", api.ReadReplicaSetCreate{Name: "ro", Nodes: 1, CPUMillis: 500, MemoryGbs: 2}, &rs)
+	rsID := deref(rs.ID)
+	replicaSet := func() (got api.ReadReplicaSet) {
+		var list []api.ReadReplicaSet
+		e.call(http.MethodGet, "/"+id+"/replicaSets", nil, &list)
+		for _, r := range list {
+			if deref(r.ID) == rsID {
+				got = r
+			}
+		}
+		return got
+	}
+	eventually(t, "replica set active", func() bool { return deref(replicaSet().Status) == api.ReplicaSetStatusActive })
+	e.call(http.MethodPost, "/"+id+"/replicaSets/"+rsID+"/enablePooler", nil, nil)
+	got := replicaSet()
+	if got.ConnectionPooler == nil || got.ConnectionPooler.Endpoint == nil {
+		t.Fatal("no connection_pooler on the replica set after enablePooler")
+	}
+	pe := got.ConnectionPooler.Endpoint
+	if err := loginErr(t, pe, pw); err != nil {
+		t.Fatalf("login through the replica set's pooler: %v", err)
+	}
+	for i := 1; i <= 3; i++ {
+		next := fmt.Sprintf("rs-pooled-pw-%d", i)
+		e.call(http.MethodPost, "/"+id+"/updatePassword", api.UpdatePasswordInput{Password: next}, nil)
+		if err := loginErr(t, pe, next); err != nil {
+			t.Errorf("replica set's pooler, new password (change %d): %v", i, err)
+		}
+	}
+	e.call(http.MethodDelete, "/"+id+"/replicaSets/"+rsID, nil, nil)
+	eventually(t, "the replica set removed", func() bool { return manager(t).Instance(rsID) == nil })
+	e.delete(id)
+}
+
 // TestLifecycleActsOnTheInstance: updatePassword, stop (connections refused), start (same data
 // back) and delete (instance and data gone).
 func TestLifecycleActsOnTheInstance(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // pooler is a PgBouncer in front of an instance: TLS required from clients, tsdbadmin with the
@@ -122,8 +124,10 @@ func (p *pooler) setPassword(password string) error {
 	return p.waitForPassword(password)
 }
 
-// waitForPassword waits until a running PgBouncer lets tsdbadmin in with password: it re-reads its
-// auth_file on SIGHUP in its own time, and a password change is in force when the call answers.
+// waitForPassword waits until a running PgBouncer takes tsdbadmin's password: it re-reads its
+// auth_file on SIGHUP in its own time, and a password change is in force when the call answers. Taken
+// means a login with it is not refused for its password (the server behind PgBouncer, a standby
+// starting up for instance, may still refuse the session).
 func (p *pooler) waitForPassword(password string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -132,6 +136,10 @@ func (p *pooler) waitForPassword(password string) error {
 		c, err := pgx.ConnectConfig(ctx, ConnConfig("127.0.0.1", p.port, AdminUser, password, Database))
 		if err == nil {
 			return c.Close(ctx)
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && !strings.Contains(pgErr.Message, "authentication failed") {
+			return nil
 		}
 		last = err
 		select {
