@@ -134,17 +134,12 @@ for cli in "${extra[@]}"; do
 	run_suite "$cli" "${matrix_run[@]}" "${matrix_pkgs[@]}"
 done
 
-# slowest: the ten slowest top-level tests of all the runs, with their CLI. A
-# test's time is the longest of its own and its subtests' (go test reports a
-# test whose subtests run in parallel as over when its function returns).
+# slowest: the ten slowest top-level tests of all the runs, with their CLI (how a
+# test's time is counted: scripts/slowest.awk).
 slowest() {
 	local i
 	for i in "${!logs[@]}"; do
-		sed -nE 's/^ *--- (PASS|FAIL): (Test[^/ ]+)[^ ]* \(([0-9.]+)s\)$/\3 \2 \1/p' "${logs[$i]}" |
-			awk -v cli="${names[$i]}" '
-				$1 + 0 > t[$2] + 0 { t[$2] = $1 }
-				$3 == "FAIL" { failed[$2] = 1 }
-				END { for (n in t) printf "%9.1fs  %-55s %s%s\n", t[n], n, cli, (failed[n] ? "  (failed)" : "") }'
+		awk -v cli="${names[$i]}" -f scripts/slowest.awk "${logs[$i]}"
 	done | sort -rn | awk 'NR <= 10'
 }
 

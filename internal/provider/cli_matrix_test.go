@@ -2,6 +2,7 @@ package provider
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -50,5 +51,51 @@ func TestCLIMatrixListNamesTests(t *testing.T) {
 		if len(fields) == 1 {
 			t.Errorf("scripts/cli-matrix.md lists %q without saying why", prefix)
 		}
+	}
+}
+
+// make test's ten slowest (scripts/slowest.awk): a test whose subtests run in parallel counts its
+// slowest subtest, not the time its subtests waited for a free slot; any other test its own time; a
+// failed one says so.
+func TestSlowestCountsWhatATestTook(t *testing.T) {
+	log := `=== RUN   TestSerial
+--- PASS: TestSerial (12.50s)
+    --- PASS: TestSerial/step (4.00s)
+=== RUN   TestFanOut
+=== RUN   TestFanOut/cases
+=== RUN   TestFanOut/cases/a
+=== PAUSE TestFanOut/cases/a
+=== RUN   TestFanOut/cases/b
+=== PAUSE TestFanOut/cases/b
+--- FAIL: TestFanOut (150.00s)
+    --- FAIL: TestFanOut/cases (0.00s)
+        --- PASS: TestFanOut/cases/a (20.00s)
+        --- FAIL: TestFanOut/cases/b (18.00s)
+--- PASS: TestQuick (0.01s)
+`
+	file := filepath.Join(t.TempDir(), "go-test.log")
+	if err := os.WriteFile(file, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("awk", "-v", "cli=Terraform v1", "-f", filepath.Join("..", "..", "scripts", "slowest.awk"), file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("awk: %v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || f[2]+" "+f[3] != "Terraform v1" {
+			t.Fatalf("line %q: want seconds, test, CLI", line)
+		}
+		got[f[1]] = strings.Join(append([]string{f[0]}, f[4:]...), " ")
+	}
+	want := map[string]string{"TestSerial": "12.5s", "TestFanOut": "20.0s (failed)", "TestQuick": "0.0s"}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %q, want %q (all: %v)", name, got[name], w, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d tests, want %d: %v", len(got), len(want), got)
 	}
 }
