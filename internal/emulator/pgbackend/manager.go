@@ -515,10 +515,11 @@ func (m *Manager) writeCert() error {
 func (m *Manager) CertFile() string { return m.certFile }
 
 // hbaConf: local (socket) connections are trusted (the socket directory is private); TCP needs TLS
-// and a password.
+// and a password, and never lets the pooler's auth user in (tsdbadmin may give it a password).
 const hbaConf = `# dbcloud emulator: one instance per service
 local   all          all                       trust
 local   replication  all                       trust
+host    all          ` + poolerAuthUser + ` 0.0.0.0/0    reject
 hostssl all          all          127.0.0.1/32 scram-sha-256
 `
 

@@ -91,12 +91,14 @@ const poolerAuthUser = "tsdb_pooler_auth"
 
 // poolerAuthFunction answers PgBouncer's auth_query (as poolerAuthUser): the SCRAM secret of a role
 // that may log in now, so that the pooler authenticates every login role of the database, as the
-// live one does.
+// live one does. Only to a session that logged in as poolerAuthUser (session_user, which SET ROLE
+// does not change): tsdbadmin has CREATEROLE and may make itself a member of that role.
 const poolerAuthFunction = `CREATE OR REPLACE FUNCTION timescale_functions.pooler_auth(user_name text, OUT usename name, OUT passwd text)
 	RETURNS record LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $$
 	SELECT rolname, rolpassword FROM pg_authid
 	 WHERE rolname = user_name AND rolcanlogin AND NOT rolsuper
 	   AND (rolvaliduntil IS NULL OR rolvaliduntil > now())
+	   AND session_user = '` + poolerAuthUser + `'
 	$$`
 
 // readOnlyUpgrade brings an instance made by an older emulator up to date: it drops the triggers
@@ -125,6 +127,7 @@ func (in *Instance) ensureReadOnlySetup(ctx context.Context) error {
 	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'timescale_functions'),
 		EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pooler_auth')
 		AND NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pooler_auth' AND has_function_privilege('`+AdminUser+`', oid, 'EXECUTE'))
+		AND EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'pooler_auth' AND prosrc LIKE '%session_user%')
 		AND CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '`+poolerAuthUser+`')
 		    THEN has_function_privilege('`+poolerAuthUser+`', 'timescale_functions.pooler_auth(text)', 'EXECUTE') ELSE false END
 		AND NOT EXISTS (SELECT 1 FROM pg_event_trigger WHERE evtname LIKE 'tsdb_admin_read_only%')

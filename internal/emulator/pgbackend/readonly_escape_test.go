@@ -398,6 +398,31 @@ func noVerifiers(t *testing.T, in *Instance, m *Manager) {
 			}
 		}
 	}
+	// tsdbadmin has CREATEROLE: it may make itself a member of the auth user and give it a password;
+	// still no verifier, and no login as the auth user over TCP.
+	admin := mustLogin(t, in, AdminUser, "admin-pw")
+	for _, s := range []string{"GRANT " + poolerAuthUser + " TO " + AdminUser, "ALTER ROLE " + poolerAuthUser + " PASSWORD 'taken-over'"} {
+		if _, err := admin.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v (CREATEROLE allows it: the test needs it to mean anything)", s, err)
+		}
+	}
+	if _, err := admin.Exec(ctx, "SET ROLE "+poolerAuthUser); err != nil {
+		t.Fatal(err)
+	}
+	var got *string
+	err := admin.QueryRow(ctx, "SELECT passwd FROM timescale_functions.pooler_auth('writer')").Scan(&got)
+	if got != nil { // a null answer (the function's row when none matches) or an error
+		t.Errorf("tsdbadmin as a member of %s read a verifier through pooler_auth (%v)", poolerAuthUser, err)
+	}
+	if c, err := pgx.ConnectConfig(ctx, ConnConfig(in.Host(), in.Port(), poolerAuthUser, "taken-over", Database)); err == nil {
+		_ = c.Close(ctx)
+		t.Errorf("%s logged in over TCP with the password tsdbadmin gave it", poolerAuthUser)
+	}
+	for _, s := range []string{"RESET ROLE", "ALTER ROLE " + poolerAuthUser + " PASSWORD NULL", "REVOKE " + poolerAuthUser + " FROM " + AdminUser} {
+		if _, err := admin.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
 	if !m.PgBouncer() {
 		t.Log("no pgbouncer: the pooler's authentication is not tried")
 		return
