@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
 // The connecting guide's configuration with the PostgreSQL provider (cyrilgdn/postgresql), run from
@@ -116,33 +119,9 @@ func (g *guideRun) edit(old, new string) {
 // acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else terraform on PATH): Terraform or OpenTofu.
 func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 	skipUnlessAcc(t)
-	t.Parallel()                        // its own emulator; the PostgreSQL provider was built (cached) by TestAccPostgreSQLProvider_build, which runs before the parallel tests
-	pgProvider := postgresqlProvider(t) // "": from the registry (terraform init)
-	srv, pg := newPostgresEmulator(t)
+	t.Parallel() // its own emulator; the PostgreSQL provider was built (cached) by TestAccPostgreSQLProvider_build, which runs before the parallel tests
+	g, srv, pg := newGuidePostgreSQLRun(t)
 	ctx := t.Context()
-	cfg := guideConfig(t, "../../docs/guides/connecting.md", "### With the PostgreSQL provider")
-	g := &guideRun{t: t}
-	overrides := map[string]string{"dbcloud/dbcloud": providerBinaryDir(t)}
-	if pgProvider != "" {
-		overrides["cyrilgdn/postgresql"] = pgProvider
-	}
-	rc := devOverridesConfig(overrides)
-	schema, err := os.ReadFile("../../examples/guides/connecting/schema.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rcFile := filepath.Join(t.TempDir(), "dev.tfrc")
-	writeFile(t, rcFile, rc)
-	g.w = newTF(t, tfOptions{cliConfig: rcFile})
-	g.dir = g.w.dir
-	for name, content := range map[string]string{"main.tf": cfg.text, "provider.tf": providerBlock(srv), "schema.sql": string(schema)} {
-		if err := os.WriteFile(filepath.Join(g.dir, name), []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if pgProvider == "" {
-		g.must("installing the PostgreSQL provider from the registry", nil, "init")
-	}
 	pw := func(now string) []string { return []string{"TF_VAR_admin_password=" + now} }
 	rotating := func(previous, now string) []string {
 		return append(pw(now), "TF_VAR_previous_admin_password="+previous)
@@ -226,6 +205,37 @@ func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 	}
 }
 
+// newGuidePostgreSQLRun is a working directory of the connecting guide's configuration with the
+// PostgreSQL provider, taken from the page, with the emulator (PostgreSQL behind it) it runs against.
+func newGuidePostgreSQLRun(t *testing.T) (*guideRun, *emulator.Server, *pgbackend.Manager) {
+	t.Helper()
+	pgProvider := postgresqlProvider(t) // "": from the registry (terraform init)
+	srv, pg := newPostgresEmulator(t)
+	cfg := guideConfig(t, "../../docs/guides/connecting.md", "### With the PostgreSQL provider")
+	g := &guideRun{t: t}
+	overrides := map[string]string{"dbcloud/dbcloud": providerBinaryDir(t)}
+	if pgProvider != "" {
+		overrides["cyrilgdn/postgresql"] = pgProvider
+	}
+	schema, err := os.ReadFile("../../examples/guides/connecting/schema.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcFile := filepath.Join(t.TempDir(), "dev.tfrc")
+	writeFile(t, rcFile, devOverridesConfig(overrides))
+	g.w = newTF(t, tfOptions{cliConfig: rcFile})
+	g.dir = g.w.dir
+	for name, content := range map[string]string{"main.tf": cfg.text, "provider.tf": providerBlock(srv), "schema.sql": string(schema)} {
+		if err := os.WriteFile(filepath.Join(g.dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pgProvider == "" {
+		g.must("installing the PostgreSQL provider from the registry", nil, "init")
+	}
+	return g, srv, pg
+}
+
 // addReport adds a read-only login and a report that uses it to the configuration.
 func (g *guideRun) addReport(t *testing.T) {
 	t.Helper()
@@ -290,4 +300,59 @@ func (g *guideRun) destroyPaused(t *testing.T, env []string) {
 	if ids := g.w.stateIDs(); len(ids) != 0 {
 		t.Errorf("left in state after the destroy: %v", ids)
 	}
+}
+
+// TestAccCredentialsPagePostgreSQLProviderWithLogins proves what the credentials page says of
+// configuring the PostgreSQL provider with one of the logins instead of tsdbadmin, on the connecting
+// guide's configuration (its roles and grant made by tsdbadmin first): a read-only login fails
+// already while planning (25006); an ordinary login, a member of the application role, can neither
+// make a role nor drop the grant tsdbadmin made (42501); a login that cannot be made while planning
+// (here: with the new password, while planning a rotation) has null values, and that provider then
+// logs in as its default user, postgres. The page's previous_admin_password wiring makes the login
+// in a rotation's plan, as for tsdbadmin.
+func TestAccCredentialsPagePostgreSQLProviderWithLogins(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	g, _, _ := newGuidePostgreSQLRun(t)
+	pw := []string{"TF_VAR_admin_password=first-Pw/1"}
+	g.must("the guide's configuration", pw, "apply", "-auto-approve")
+	fails := func(what string, env []string, want []string, args ...string) {
+		t.Helper()
+		o, err := g.tf(env, args...)
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(o, "│", " ")), " ")
+		for _, w := range want {
+			if err == nil || !strings.Contains(flat, w) {
+				t.Errorf("%s: %v, want a failure saying %q (else the page says too much):\n%s", what, err, w, diagnostics(o))
+				return
+			}
+		}
+	}
+
+	g.edit(`  username  = "tsdbadmin"
+  password  = local.admin_password_now # ephemeral: allowed in a provider block`, `  username  = ephemeral.dbcloud_service_credentials.pg.username
+  password  = ephemeral.dbcloud_service_credentials.pg.password`)
+	g.edit("# The application's role: no login, no password.", `ephemeral "dbcloud_service_credentials" "pg" {
+  service_id     = dbcloud_service.app.id
+  admin_password = local.admin_password_now
+  member_of      = ["tsdbadmin"]
+  read_only      = true
+}
+
+# The application's role: no login, no password.`)
+	fails("a read-only login, plan", pw, []string{"read-only transaction", "25006"}, "plan")
+
+	g.edit("  member_of      = [\"tsdbadmin\"]\n  read_only      = true", "  member_of      = [\"app\"]")
+	g.edit("# The application's role: no login, no password.", "resource \"postgresql_role\" \"extra\" {\n  name = \"extra\"\n}\n\n# The application's role: no login, no password.")
+	fails("an ordinary login makes a role", pw, []string{"permission denied to create role", "42501"}, "apply", "-auto-approve")
+	g.edit("resource \"postgresql_role\" \"extra\" {", "resource \"postgresql_role\" \"extra\" {\n  count = 0")
+	fails("an ordinary login drops the grant tsdbadmin made", pw, []string{"postgresql_grant.app_public", "42501"},
+		"destroy", "-auto-approve", "-target=postgresql_grant.app_public")
+
+	rotating := []string{"TF_VAR_admin_password=second-Pw/2", "TF_VAR_previous_admin_password=first-Pw/1"}
+	g.edit("password_wo_version = 1", "password_wo_version = 2")
+	g.must("a rotation's plan with the page's wiring: the login is made with the previous password", rotating, "plan")
+	g.edit("  service_id     = dbcloud_service.app.id\n  admin_password = local.admin_password_now\n  member_of      = [\"app\"]",
+		"  service_id     = dbcloud_service.app.id\n  admin_password = var.admin_password\n  member_of      = [\"app\"]")
+	fails("a rotation's plan, the login with the new password", rotating,
+		[]string{"No login made on service", `password authentication failed for user "postgres"`}, "plan")
 }
