@@ -65,11 +65,18 @@ func fuzzRecordSeeds() []string {
 
 // nullObject is a value of the schema's type whose attributes are all null: the start of a model
 // that the record is then applied to.
-func nullObject(ctx context.Context, typ attr.Type) tftypes.Value {
+func nullObject(ctx context.Context, typ attr.Type) tftypes.Value { return objectWith(ctx, typ, nil) }
+
+// objectWith is a value of the schema's type with the attributes of set, every other one null: a
+// configuration with only what a test gives.
+func objectWith(ctx context.Context, typ attr.Type, set map[string]tftypes.Value) tftypes.Value {
 	obj := typ.TerraformType(ctx).(tftypes.Object)
 	vals := make(map[string]tftypes.Value, len(obj.AttributeTypes))
 	for name, t := range obj.AttributeTypes {
 		vals[name] = tftypes.NewValue(t, nil)
+		if v, ok := set[name]; ok {
+			vals[name] = v
+		}
 	}
 	return tftypes.NewValue(obj, vals)
 }

@@ -618,14 +618,11 @@ func TestServiceCredentialsOpenRidesOutage(t *testing.T) {
 	r := &serviceCredentials{pd: &providerData{client: client}}
 	var sch ephemeral.SchemaResponse
 	r.Schema(t.Context(), ephemeral.SchemaRequest{}, &sch)
-	typ := sch.Schema.Type().TerraformType(t.Context()).(tftypes.Object)
-	vals := map[string]tftypes.Value{}
-	for name, at := range typ.AttributeTypes {
-		vals[name] = tftypes.NewValue(at, nil)
-	}
-	vals["service_id"] = tftypes.NewValue(tftypes.String, "svc0000001")
-	vals["admin_password"] = tftypes.NewValue(tftypes.String, "Admin-pw-1")
-	req := ephemeral.OpenRequest{Config: tfsdk.Config{Schema: sch.Schema, Raw: tftypes.NewValue(typ, vals)}}
+	raw := objectWith(t.Context(), sch.Schema.Type(), map[string]tftypes.Value{
+		"service_id":     tftypes.NewValue(tftypes.String, "svc0000001"),
+		"admin_password": tftypes.NewValue(tftypes.String, "Admin-pw-1"),
+	})
+	req := ephemeral.OpenRequest{Config: tfsdk.Config{Schema: sch.Schema, Raw: raw}}
 	resp := ephemeral.OpenResponse{Result: tfsdk.EphemeralResultData{Schema: sch.Schema}}
 	start := time.Now()
 	r.Open(t.Context(), req, &resp)

@@ -471,14 +471,11 @@ func TestServiceForkAction_lostAnswerThenStop(t *testing.T) {
 	a.(action.ActionWithConfigure).Configure(t.Context(), action.ConfigureRequest{ProviderData: pd}, &action.ConfigureResponse{})
 	var sresp action.SchemaResponse
 	a.Schema(t.Context(), action.SchemaRequest{}, &sresp)
-	obj := sresp.Schema.Type().TerraformType(t.Context()).(tftypes.Object)
-	vals := map[string]tftypes.Value{}
-	for name, typ := range obj.AttributeTypes {
-		vals[name] = tftypes.NewValue(typ, nil)
-	}
-	vals["service_id"] = tftypes.NewValue(tftypes.String, source)
-	vals["name"] = tftypes.NewValue(tftypes.String, "orders-final")
-	vals["pause"] = tftypes.NewValue(tftypes.Bool, true)
+	raw := objectWith(t.Context(), sresp.Schema.Type(), map[string]tftypes.Value{
+		"service_id": tftypes.NewValue(tftypes.String, source),
+		"name":       tftypes.NewValue(tftypes.String, "orders-final"),
+		"pause":      tftypes.NewValue(tftypes.Bool, true),
+	})
 
 	ctx, stop := context.WithCancel(context.Background())
 	var progress []string
@@ -492,7 +489,7 @@ func TestServiceForkAction_lostAnswerThenStop(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		a.Invoke(ctx, action.InvokeRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(obj, vals)}}, resp)
+		a.Invoke(ctx, action.InvokeRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: raw}}, resp)
 	}()
 	select {
 	case <-committed:
