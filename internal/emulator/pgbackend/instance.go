@@ -125,21 +125,42 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	in.cmd, in.exited = cmd, exited
-	for {
+	err = untilReady(ctx, exited, func() error {
 		conn, err := in.connectLocal(ctx, "template1")
 		if err == nil {
 			_ = conn.Close(ctx)
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errExited):
+		in.cmd = nil
+		out, _ := os.ReadFile(logPath)
+		return fmt.Errorf("pgbackend: postgres %s exited at start-up:\n%s", in.name, tail(out, 1500))
+	case err != nil:
+		in.stop()
+		out, _ := os.ReadFile(logPath)
+		return fmt.Errorf("pgbackend: postgres %s did not accept connections in time (%w)\n%s", in.name, err, tail(out, 1500))
+	}
+	return nil
+}
+
+// errExited: the process that untilReady waited for ended.
+var errExited = errors.New("the process exited")
+
+// untilReady calls try every 10 ms until it answers nil, the process behind exited ends
+// (errExited), or ctx is done (ctx's error); either error is joined with try's last answer.
+func untilReady(ctx context.Context, exited <-chan struct{}, try func() error) error {
+	for {
+		err := try()
+		if err == nil {
 			return nil
 		}
 		select {
 		case <-exited:
-			in.cmd = nil
-			out, _ := os.ReadFile(logPath)
-			return fmt.Errorf("pgbackend: postgres %s exited at start-up:\n%s", in.name, tail(out, 1500))
+			return fmt.Errorf("%w: %w", errExited, err)
 		case <-ctx.Done():
-			in.stop()
-			out, _ := os.ReadFile(logPath)
-			return fmt.Errorf("pgbackend: postgres %s did not accept connections in time (%w): %w\n%s", in.name, ctx.Err(), err, tail(out, 1500))
+			return fmt.Errorf("%w: %w", ctx.Err(), err)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

@@ -131,8 +131,7 @@ func (p *pooler) setPassword(password string) error {
 func (p *pooler) waitForPassword(password string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var last error
-	for {
+	err := untilReady(ctx, p.exited, func() error {
 		c, err := pgx.ConnectConfig(ctx, ConnConfig("127.0.0.1", p.port, AdminUser, password, Database))
 		if err == nil {
 			return c.Close(ctx)
@@ -141,16 +140,16 @@ func (p *pooler) waitForPassword(password string) error {
 		if errors.As(err, &pgErr) && !strings.Contains(pgErr.Message, "authentication failed") {
 			return nil
 		}
-		last = err
-		select {
-		case <-ctx.Done():
-			out, _ := os.ReadFile(filepath.Join(p.dir, "pgbouncer.log"))
-			return fmt.Errorf("pgbackend: pgbouncer on port %d did not take the new password: %w\n%s", p.port, last, tail(out, 1500))
-		case <-p.exited:
-			return fmt.Errorf("pgbackend: pgbouncer on port %d exited after a reload: %w", p.port, last)
-		case <-time.After(20 * time.Millisecond):
-		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errExited):
+		return fmt.Errorf("pgbackend: pgbouncer on port %d exited after a reload: %w", p.port, err)
+	case err != nil:
+		out, _ := os.ReadFile(filepath.Join(p.dir, "pgbouncer.log"))
+		return fmt.Errorf("pgbackend: pgbouncer on port %d did not take the new password: %w\n%s", p.port, err, tail(out, 1500))
 	}
+	return nil
 }
 
 func (p *pooler) config() string {
@@ -225,26 +224,26 @@ func (p *pooler) startOnce() error {
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
 	p.cmd, p.exited = cmd, exited
-	deadline := time.Now().Add(20 * time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(p.port))
-	for {
+	err = untilReady(ctx, exited, func() error {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			_ = c.Close()
-			return nil
 		}
-		select {
-		case <-exited:
-			p.cmd = nil
-			out, _ := os.ReadFile(logPath)
-			return fmt.Errorf("pgbackend: pgbouncer exited at start-up:\n%s", tail(out, 1500))
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			p.stop()
-			return fmt.Errorf("pgbackend: pgbouncer did not listen on %s in time", addr)
-		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errExited):
+		p.cmd = nil
+		out, _ := os.ReadFile(logPath)
+		return fmt.Errorf("pgbackend: pgbouncer exited at start-up:\n%s", tail(out, 1500))
+	case err != nil:
+		p.stop()
+		return fmt.Errorf("pgbackend: pgbouncer did not listen on %s in time", addr)
 	}
+	return nil
 }
 
 // stop stops PgBouncer (SIGTERM: immediate shutdown, then SIGKILL) and waits for it.
