@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The provider installed the way users install it (`make release-check`, part of `make test`):
 #
-#  1. snapshot  GoReleaser (bin/goreleaser, built from its Go module when missing) makes a
+#  1. snapshot  GoReleaser (bin/goreleaser, built from its Go module into the tool cache) makes a
 #               snapshot release of .goreleaser.yml into dist/ (`release --snapshot
 #               --skip=sign,publish`), for RELEASE_TARGETS only (default linux_amd64_v1: the
 #               provider and the emulator archive; RELEASE_TARGETS=all builds every platform of
@@ -50,6 +50,7 @@ build=1
 [[ "${1:-}" == "--no-build" ]] && build=0
 
 GORELEASER_VERSION="${GORELEASER_VERSION:-v2.16.0}"
+GORELEASER_GO="${GORELEASER_GO:-1.26.8}" # the Go GoReleaser itself is built with (GNUmakefile says why)
 RELEASE_TARGETS="${RELEASE_TARGETS:-linux_amd64_v1}"
 dist="${DIST_DIR:-$repo/dist}"
 bin_dir="${BIN_DIR:-$repo/bin}"
@@ -90,7 +91,7 @@ phase_done() {
 
 # ---- 1. snapshot ------------------------------------------------------------------
 if [[ $build -eq 1 ]]; then
-	scripts/install-go-tool.sh goreleaser github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" "$bin_dir"
+	scripts/install-go-tool.sh goreleaser github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" "$bin_dir" "$GORELEASER_GO" >/dev/null
 	phase_done "goreleaser-tool"
 	cfg="$repo/.goreleaser.yml"
 	if [[ "$RELEASE_TARGETS" != all ]]; then
