@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Shared by scripts/build-terraform.sh and scripts/build-tofu.sh: build a pinned CLI from its Go
-# module source, through the Go module proxy only (never a prebuilt binary), with the project's Go,
+# module source, through the Go module proxy only (never a prebuilt binary), with Go THIRD_PARTY_GO,
 # once per version into the tool cache shared by every clone on the machine,
 #   $DBCLOUD_CACHE/clis/<cli>-<version>/<cli>            (scripts/go-lib.sh)
 # and link the clone's .tools/<cli>-<version> (or $TOOLS_DIR/...) to that directory: the tests, the
@@ -11,7 +11,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 
 # shellcheck source=scripts/go-lib.sh
-source scripts/go-lib.sh # GOTOOLCHAIN, DBCLOUD_CACHE, link_into
+source scripts/go-lib.sh # THIRD_PARTY_GO, DBCLOUD_CACHE, link_into
+export GOTOOLCHAIN="go$THIRD_PARTY_GO" # go-lib.sh says why
 export GOFLAGS="${GOFLAGS:-}"
 export CGO_ENABLED=0
 
@@ -40,7 +41,9 @@ cli_reuse() {
 cli_module_dir() {
 	log "go mod download $1@v$2"
 	local dir
-	dir="$(go mod download -json "$1@v$2" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+	# Outside this module, whose go.mod asks for another Go than THIRD_PARTY_GO.
+	dir="$(mkdir -p "$DBCLOUD_CACHE" && cd "$DBCLOUD_CACHE" && GOWORK=off go mod download -json "$1@v$2" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
 	[[ -n "$dir" && -d "$dir" ]] || die "go mod download gave no directory for $1@v$2"
 	echo "$dir"
 }

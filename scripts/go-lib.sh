@@ -8,8 +8,16 @@
 # that the go on PATH (1.21 or later) runs exactly that release: itself when it is that release, else
 # the toolchain the go command fetches once from the Go module proxy into the module cache
 # (golang.org/toolchain, verified against the checksum database). Everything the scripts build with
-# `go` gets it: this module (the release binaries too), and the tools and CLIs built from their own
-# modules (golangci-lint and govulncheck must be built with a Go at least as new as the code they load).
+# `go` gets it: this module (the release binaries too), and the tools built from their own modules
+# that load this module's code (golangci-lint, govulncheck); the others get THIRD_PARTY_GO, below.
+#
+# THIRD_PARTY_GO: the Go release that builds the programs the project only runs, from their own
+# modules: Terraform, OpenTofu, GoReleaser and actionlint (scripts/cli-lib.sh, install-go-tool.sh).
+# Go 1.27 cannot build some of them (OpenTofu 1.12.6 and GoReleaser v2.16.0 require grpc v1.79/v1.80,
+# whose HTTP/2 transport uses x/net's http2.TrailerPrefix, which x/net leaves out when built by Go
+# 1.27), and their own releases are built with Go 1.26; 1.26.8 builds them all. The tools that load
+# this module's code (golangci-lint, govulncheck) are built with the project's Go: they must be at
+# least as new as the code they read. Set in the GNUmakefile.
 #
 # DBCLOUD_CACHE: where the tools and CLIs built from their Go modules are kept by version, outside
 # the clone, so that every clone and every CI run on the machine reuses them (golangci-lint,
@@ -27,6 +35,7 @@ if [[ ! "$GO_PROJECT_VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
 	exit 1
 fi
 export GOTOOLCHAIN="go$GO_PROJECT_VERSION"
+export THIRD_PARTY_GO="${THIRD_PARTY_GO:-1.26.8}"
 
 # user_cache_dir: Go's os.UserCacheDir.
 user_cache_dir() {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Usage: scripts/install-go-tool.sh NAME PACKAGE VERSION [LINK_DIR [GO_VERSION]]
-#   e.g. scripts/install-go-tool.sh actionlint github.com/rhysd/actionlint/cmd/actionlint v1.7.12 bin
+#   e.g. scripts/install-go-tool.sh golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint v2.15.0 bin
 # Builds a Go tool from its Go module (`go install PACKAGE@VERSION` through the Go module proxy;
 # never a prebuilt binary) with the project's Go (scripts/go-lib.sh), or with Go GO_VERSION when
-# given (a tool that the project's Go cannot build), into the tool cache,
+# given (THIRD_PARTY_GO for a program that does not load this module's code), into the tool cache,
 #   $DBCLOUD_CACHE/go-tools/NAME-VERSION-go<go version>/NAME
 # unless it is there already (checked in the binary's build info: `go version -m`), then links
 # LINK_DIR/NAME to it when LINK_DIR is not empty (bin/golangci-lint, bin/goreleaser, ...). Prints the
@@ -41,7 +41,7 @@ if ! built "$tool"; then
 	start=$SECONDS
 	mkdir -p "$dir"
 	tmp="$(mktemp -d "$dir/.build.XXXXXX")"
-	trap 'rm -rf "$tmp"' EXIT
+	trap 'rm -rf "$tmp"; rmdir "$dir" 2>/dev/null || true' EXIT # (rmdir: nothing left of a failed build)
 	# From the cache directory, outside any module or workspace: only the tool's own go.mod counts.
 	(cd "$tmp" && GOWORK=off GOBIN="$tmp" go install "$pkg@$version") >&2
 	mv -f "$tmp/$name" "$tool" # atomic: a clone building the same tool at once finds a whole binary

@@ -50,7 +50,6 @@ build=1
 [[ "${1:-}" == "--no-build" ]] && build=0
 
 GORELEASER_VERSION="${GORELEASER_VERSION:-v2.16.0}"
-GORELEASER_GO="${GORELEASER_GO:-1.26.8}" # the Go GoReleaser itself is built with (GNUmakefile says why)
 RELEASE_TARGETS="${RELEASE_TARGETS:-linux_amd64_v1}"
 dist="${DIST_DIR:-$repo/dist}"
 bin_dir="${BIN_DIR:-$repo/bin}"
@@ -91,7 +90,7 @@ phase_done() {
 
 # ---- 1. snapshot ------------------------------------------------------------------
 if [[ $build -eq 1 ]]; then
-	scripts/install-go-tool.sh goreleaser github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" "$bin_dir" "$GORELEASER_GO" >/dev/null
+	scripts/install-go-tool.sh goreleaser github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" "$bin_dir" "$THIRD_PARTY_GO" >/dev/null
 	phase_done "goreleaser-tool"
 	cfg="$repo/.goreleaser.yml"
 	if [[ "$RELEASE_TARGETS" != all ]]; then
