@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds a pinned Terraform CLI from its Go module source (no prebuilt binary is
-# downloaded: only the module, through the Go module proxy) into
+# downloaded: only the module, through the Go module proxy) once per version into
+# the tool cache shared by every clone, $DBCLOUD_CACHE/clis/terraform-<version>/
+# (scripts/go-lib.sh), and links the clone's .tools/terraform-<version> to it:
 #   .tools/terraform-<version>/terraform
-# and reuses it when it is already there. Prints the binary's path last.
+# It reuses that binary, or the cache's, when it is already there. Prints the
+# binary's path last.
 #
 # Usage: scripts/build-terraform.sh [VERSION]   (default: $TERRAFORM_NEXT_VERSION or 1.16.4)
 #
@@ -15,7 +18,8 @@
 # provider's tests never use a remote state backend: those backends are simply
 # unusable in this binary) and an empty package for internal/legacy (imported
 # by tests only). The build uses -trimpath, so the Go build cache is reused
-# whatever the checkout path; a rebuild after `rm -rf .tools` takes a minute.
+# whatever the copy's path; after `rm -rf .tools` the cache's binary is linked
+# again (no build).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/cli-lib.sh
@@ -24,14 +28,14 @@ source scripts/cli-lib.sh # log, die, cli_reuse, cli_module_dir, cli_copy, cli_b
 version="${1:-${TERRAFORM_NEXT_VERSION:-1.16.4}}"
 version="${version#v}"
 module=github.com/hashicorp/terraform
-tools="${TOOLS_DIR:-$PWD/.tools}"
-bin="$tools/terraform-$version/terraform"
+link="${TOOLS_DIR:-$PWD/.tools}/terraform-$version"
+cached="$DBCLOUD_CACHE/clis/terraform-$version"
 banner="Terraform v$version"
 
-cli_reuse "$bin" "$banner"
-src="$tools/src/terraform-$version"
+cli_reuse "$link" "$cached" terraform "$banner"
 dir="$(cli_module_dir "$module" "$version")"
-cli_copy "$dir" "$src"
+cli_copy "$dir" "terraform-$version"
+src="$CLI_SRC"
 
 # Local directory replacements of the go.mod: `replace <path> => ./<dir>`.
 stubs=0
@@ -65,4 +69,4 @@ EOF
 done < <(sed -n 's/^replace[[:space:]]\{1,\}\([^[:space:]]\{1,\}\)[[:space:]]\{1,\}=>[[:space:]]\{1,\}\(\.[^[:space:]]*\)[[:space:]]*$/\1 \2/p' "$src/go.mod")
 log "$stubs stand-in modules for local replace directives"
 
-cli_build "$src" . "$module" "$bin" "$banner"
+cli_build "$src" . "$module" "$link" "$cached" terraform "$banner"

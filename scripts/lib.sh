@@ -3,7 +3,11 @@
 #
 # Every script that runs terraform uses a private CLI configuration file made
 # here (never ~/.terraformrc, never the caller's TF_CLI_CONFIG_FILE), and none of
-# them lets anything download a Terraform binary.
+# them lets anything download a Terraform binary. Every go command of theirs runs
+# the project's Go (GOTOOLCHAIN from go.mod: scripts/go-lib.sh).
+
+# shellcheck source=scripts/go-lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/go-lib.sh"
 
 # The Terraform version the project is tested with (only used in hints).
 : "${TERRAFORM_VERSION:=1.11.4}"

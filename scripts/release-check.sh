@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The provider installed the way users install it (`make release-check`, part of `make test`):
 #
-#  1. snapshot  GoReleaser (bin/goreleaser, built from its Go module when missing) makes a
+#  1. snapshot  GoReleaser (bin/goreleaser, built from its Go module into the tool cache) makes a
 #               snapshot release of .goreleaser.yml into dist/ (`release --snapshot
 #               --skip=sign,publish`), for RELEASE_TARGETS only (default linux_amd64_v1: the
 #               provider and the emulator archive; RELEASE_TARGETS=all builds every platform of
@@ -90,7 +90,7 @@ phase_done() {
 
 # ---- 1. snapshot ------------------------------------------------------------------
 if [[ $build -eq 1 ]]; then
-	scripts/install-go-tool.sh goreleaser github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" "$bin_dir"
+	scripts/install-go-tool.sh goreleaser github.com/goreleaser/goreleaser/v2 "$GORELEASER_VERSION" "$bin_dir" "$THIRD_PARTY_GO" >/dev/null
 	phase_done "goreleaser-tool"
 	cfg="$repo/.goreleaser.yml"
 	if [[ "$RELEASE_TARGETS" != all ]]; then
