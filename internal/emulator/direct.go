@@ -1,86 +1,11 @@
 package emulator
 
 import (
-	"bytes"
 	"slices"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
-
-// Request is one entry of the request log.
-type Request struct {
-	OperationID string // operationId from openapi.yaml; "" for unknown paths
-	Method      string
-	Path        string
-	Status      int       // status sent; 0 if the connection was dropped
-	Body        []byte    // request body (at most 1 MiB)
-	Time        time.Time // arrival, by Options.Now
-}
-
-// Requests returns a copy of the request log, oldest first.
-func (e *Emulator) Requests() []Request {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Request, len(e.requests))
-	for i, r := range e.requests {
-		r.Body = bytes.Clone(r.Body)
-		out[i] = r
-	}
-	return out
-}
-
-// Calls counts the logged requests of an operation ("" counts all requests), faults included.
-func (e *Emulator) Calls(operationID string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if operationID == "" {
-		return len(e.requests)
-	}
-	n := 0
-	for _, r := range e.requests {
-		if r.OperationID == operationID {
-			n++
-		}
-	}
-	return n
-}
-
-// ResetRequests empties the request log.
-func (e *Emulator) ResetRequests() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.requests = nil
-}
-
-// AnalyticsEvents returns the track calls received, oldest first.
-func (e *Emulator) AnalyticsEvents() []api.TrackInput {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]api.TrackInput, 0, len(e.tracks))
-	for _, t := range e.tracks {
-		out = append(out, clone(t))
-	}
-	return out
-}
-
-// IdentifyCalls counts the identify calls received.
-func (e *Emulator) IdentifyCalls() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.identifies)
-}
-
-// Identifies returns the identify calls received, oldest first.
-func (e *Emulator) Identifies() []api.IdentifyInput {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]api.IdentifyInput, 0, len(e.identifies))
-	for _, t := range e.identifies {
-		out = append(out, clone(t))
-	}
-	return out
-}
 
 // Direct state access, for tests that change things behind a client's back. Every method first
 // brings the state up to date with the clock, and works on copies.
