@@ -76,6 +76,11 @@ type Options struct {
 	// (standby.go), after its primary. Whether the live list ever does is not documented (api-facts.md),
 	// and by default it does not; clients must skip such records, and this lets tests check that they do.
 	ListStandbys bool
+	// Intercept, if set, answers every request that reaches the fault stage (authenticated, routed
+	// and valid) through its Exchange, instead of the scripted and drawn faults and the handler
+	// (Exchange.Serve): package emulatortest's hooks for tests that act at a precise moment of a
+	// conversation. The emulator command never sets it.
+	Intercept func(*Exchange)
 }
 
 // Emulator is the in-memory API. It is an http.Handler serving the API under BasePath.
@@ -96,7 +101,7 @@ type Emulator struct {
 	modes        modeState   // fault modes (faults.go)
 	outage       outageState // outage.go
 
-	hookState hookState // hooks.go: interceptor and held answers, with its own lock
+	intercept func(*Exchange) // Options.Intercept
 }
 
 // New returns an Emulator. It panics if the embedded OpenAPI document cannot be loaded, which is a
@@ -119,6 +124,7 @@ func New(opts Options) *Emulator {
 		accessKey: opts.AccessKey,
 		secretKey: opts.SecretKey,
 		spec:      sp,
+		intercept: opts.Intercept,
 	}
 	if e.now == nil {
 		e.now = time.Now
@@ -313,25 +319,15 @@ func (e *Emulator) refuse(r *http.Request, rt routeResult) (refused *apiError, c
 	return nil, ""
 }
 
-// dispatch answers an accepted request: a hook's decision (hooks.go), else a drawn fault, else the
-// handler.
+// dispatch answers an accepted request: through Options.Intercept when it is set, else as the
+// faults decide (Exchange.Serve).
 func (e *Emulator) dispatch(w *statusWriter, r *http.Request, rt routeResult) {
-	info, decision := e.intercept(rt.operationID, r) // hooks.go: before the scripted and drawn faults
-	defer e.answered(w, info, decision)
-	e.mu.Lock()
-	retryAfter := e.faults.RetryAfter
-	if decision.Inject {
-		e.mu.Unlock()
-		e.applyDecision(w, r, info, decision, retryAfter)
+	x := &Exchange{OperationID: rt.operationID, Request: r, e: e, w: w}
+	if e.intercept != nil {
+		e.intercept(x)
 		return
 	}
-	kind, faulty := e.pickFaultLocked(rt.operationID, r.Method)
-	e.mu.Unlock()
-	if faulty {
-		e.applyFault(w, r, kind, retryAfter)
-		return
-	}
-	e.handler.ServeHTTP(w, r)
+	x.Serve()
 }
 
 // authenticate checks HTTP Basic credentials, or a bearer token of Options.BearerTokens.
