@@ -13,8 +13,8 @@
 //
 // Asynchronous operations (service create, resize, stop, start, delete, replica set and peering
 // life cycles) are computed lazily from timestamps: each record keeps its pending transitions with
-// deadlines, and every access (a request or a direct-state method) first carries out the
-// transitions whose deadline has passed according to Options.Now. There are no background
+// deadlines, and every access (a request, or a look through the door of door.go) first carries out
+// the transitions whose deadline has passed according to Options.Now. There are no background
 // goroutines, so a fake clock makes the whole emulator deterministic.
 package emulator
 

@@ -254,10 +254,9 @@ func remove[T any](_ time.Time, o emulator.Object[T]) { o.Remove() }
 func ptr[T any](v T) *T { return &v }
 
 // deref returns *p, or the zero value when p is nil.
-func deref[T any](p *T) T {
-	if p == nil {
-		var zero T
-		return zero
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
 	}
-	return *p
+	return v
 }

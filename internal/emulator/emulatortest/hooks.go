@@ -1,7 +1,6 @@
 package emulatortest
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"sync"
@@ -160,21 +159,14 @@ func applyDecision(x *emulator.Exchange, info RequestInfo, d Decision) {
 		if max <= 0 {
 			max = time.Minute
 		}
-		sleepCtx(r.Context(), max)
+		select { // the client gives up, or the maximum passes
+		case <-r.Context().Done():
+		case <-time.After(max):
+		}
 	}
 	if d.Fault != emulator.FaultCommitThenFail || r.Context().Err() != nil {
 		x.Answer(emulator.FaultDrop)
 		return
 	}
 	x.Answer(emulator.FaultCommitThenFail)
-}
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
