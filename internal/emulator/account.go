@@ -21,7 +21,7 @@ func projectName(id string) string { return "Project " + id }
 
 // projectListLocked is the allow-list in its order, or, when any project is allowed, the projects
 // used so far (sorted).
-func (e *Emulator) projectListLocked() []api.Project {
+func (e *store) projectListLocked() []api.Project {
 	var ids []string
 	if len(e.projectOrder) > 0 {
 		ids = slices.Clone(e.projectOrder)
@@ -70,14 +70,6 @@ func (h handlers) Logout(w http.ResponseWriter, _ *http.Request) {
 
 // LogPageSize is how many entries one page of service logs holds.
 const LogPageSize = 10
-
-// logEntry is one line of a service's log.
-type logEntry struct {
-	at       time.Time
-	severity string
-	node     string
-	message  string
-}
 
 // log appends an entry of the primary node.
 func (s *serviceRec) log(at time.Time, severity, msg string) {

@@ -37,6 +37,13 @@ type DatabaseBackend interface {
 	Deleted(serviceID string) bool
 }
 
+// database is the emulator's side of its DatabaseBackend: the backend (nil: none, every call below
+// is then a no-op that agrees) and the log its failures go to (Options.Logf). The store embeds it.
+type database struct {
+	db   DatabaseBackend
+	logf func(format string, args ...any)
+}
+
 func backendError(op string, err error) *apiError {
 	return &apiError{
 		Status:  http.StatusInternalServerError,
@@ -48,7 +55,7 @@ func backendError(op string, err error) *apiError {
 
 // dbCreate gives a new service (or fork) its database and real endpoint. A failure is logged and
 // leaves the service CONFIGURING (Ready never holds for it).
-func (e *Emulator) dbCreate(s *serviceRec, p newServiceParams) {
+func (e *database) dbCreate(s *serviceRec, p newServiceParams) {
 	if e.db == nil {
 		return
 	}
@@ -70,12 +77,12 @@ func (e *Emulator) dbCreate(s *serviceRec, p newServiceParams) {
 }
 
 // dbReady reports whether the service may turn READY: always without a backend.
-func (e *Emulator) dbReady(s *serviceRec) bool {
+func (e *database) dbReady(s *serviceRec) bool {
 	return e.db == nil || e.db.Ready(s.id(), s.password)
 }
 
 // dbPassword changes the service's database password.
-func (e *Emulator) dbPassword(s *serviceRec, password string) *apiError {
+func (e *database) dbPassword(s *serviceRec, password string) *apiError {
 	if e.db == nil {
 		return nil
 	}
@@ -86,7 +93,7 @@ func (e *Emulator) dbPassword(s *serviceRec, password string) *apiError {
 }
 
 // dbStop stops a pausing service's database (called by the stop handler).
-func (e *Emulator) dbStop(s *serviceRec) *apiError {
+func (e *database) dbStop(s *serviceRec) *apiError {
 	if e.db == nil {
 		return nil
 	}
@@ -97,7 +104,7 @@ func (e *Emulator) dbStop(s *serviceRec) *apiError {
 }
 
 // dbStart starts a resuming service's database again (called by the start handler).
-func (e *Emulator) dbStart(s *serviceRec) *apiError {
+func (e *database) dbStart(s *serviceRec) *apiError {
 	if e.db == nil {
 		return nil
 	}
@@ -108,12 +115,12 @@ func (e *Emulator) dbStart(s *serviceRec) *apiError {
 }
 
 // dbDeleted reports whether the service may be gone: always without a backend.
-func (e *Emulator) dbDeleted(s *serviceRec) bool {
+func (e *database) dbDeleted(s *serviceRec) bool {
 	return e.db == nil || e.db.Deleted(s.id())
 }
 
 // dbDelete drops the service's database; a failure is only logged.
-func (e *Emulator) dbDelete(s *serviceRec) {
+func (e *database) dbDelete(s *serviceRec) {
 	if e.db == nil {
 		return
 	}
@@ -135,7 +142,7 @@ type ReplicaSetBackend interface {
 }
 
 // dbReplicaSet gives a replica set its standby and endpoint, when the backend can.
-func (e *Emulator) dbReplicaSet(s *serviceRec, rs *replicaSetRec) error {
+func (e *database) dbReplicaSet(s *serviceRec, rs *replicaSetRec) error {
 	rb, ok := e.db.(ReplicaSetBackend)
 	if !ok {
 		return nil
@@ -156,12 +163,12 @@ type ReplicaSetFailer interface {
 
 // dbReplicaSetSettled reports whether a new replica set's provisioning is over (ready or failed):
 // always without a backend.
-func (e *Emulator) dbReplicaSetSettled(rs *replicaSetRec) bool {
+func (e *database) dbReplicaSetSettled(rs *replicaSetRec) bool {
 	return e.dbReplicaSetReady(rs) || e.dbReplicaSetFailed(rs)
 }
 
 // dbReplicaSetOutcome is the status a replica set whose provisioning is over turns to.
-func (e *Emulator) dbReplicaSetOutcome(rs *replicaSetRec) api.ReplicaSetStatus {
+func (e *database) dbReplicaSetOutcome(rs *replicaSetRec) api.ReplicaSetStatus {
 	if e.dbReplicaSetFailed(rs) {
 		if e.logf != nil {
 			e.logf("emulator: database backend: replica set %s could not be provisioned: status error", rs.id())
@@ -172,18 +179,18 @@ func (e *Emulator) dbReplicaSetOutcome(rs *replicaSetRec) api.ReplicaSetStatus {
 }
 
 // dbReplicaSetReady reports whether the replica set's standby runs: always without a backend.
-func (e *Emulator) dbReplicaSetReady(rs *replicaSetRec) bool {
+func (e *database) dbReplicaSetReady(rs *replicaSetRec) bool {
 	rb, ok := e.db.(ReplicaSetBackend)
 	return !ok || rb.ReplicaSetReady(rs.id())
 }
 
-func (e *Emulator) dbReplicaSetFailed(rs *replicaSetRec) bool {
+func (e *database) dbReplicaSetFailed(rs *replicaSetRec) bool {
 	f, ok := e.db.(ReplicaSetFailer)
 	return ok && !e.dbReplicaSetReady(rs) && f.ReplicaSetFailed(rs.id())
 }
 
 // dbReplicaSetDelete removes a replica set's standby; a failure is only logged.
-func (e *Emulator) dbReplicaSetDelete(s *serviceRec, rs *replicaSetRec) {
+func (e *database) dbReplicaSetDelete(s *serviceRec, rs *replicaSetRec) {
 	if rb, ok := e.db.(ReplicaSetBackend); ok {
 		if err := rb.OnReplicaSetDelete(s.id(), rs.id()); err != nil && e.logf != nil {
 			e.logf("emulator: database backend: deleting replica set %s: %v", rs.id(), err)
@@ -202,7 +209,7 @@ type PoolerBackend interface {
 
 // dbPooler turns the backend's pooler on or off; it answers the endpoint to show (the invented
 // one when the backend has no pooler).
-func (e *Emulator) dbPooler(s *serviceRec, replicaSetID string, enabled bool, invented *api.Endpoint) *api.Endpoint {
+func (e *database) dbPooler(s *serviceRec, replicaSetID string, enabled bool, invented *api.Endpoint) *api.Endpoint {
 	pb, ok := e.db.(PoolerBackend)
 	if !ok {
 		return invented

@@ -13,8 +13,8 @@
 //
 // Asynchronous operations (service create, resize, stop, start, delete, replica set and peering
 // life cycles) are computed lazily from timestamps: each record keeps its pending transitions with
-// deadlines, and every access (a request or a direct-state method) first carries out the
-// transitions whose deadline has passed according to Options.Now. There are no background
+// deadlines, and every access (a request, or a look through the door of door.go) first carries out
+// the transitions whose deadline has passed according to Options.Now. There are no background
 // goroutines, so a fake clock makes the whole emulator deterministic.
 package emulator
 
@@ -28,68 +28,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
-// BasePath is the path prefix under which the emulator serves the API.
-const BasePath = "/v1"
-
 // maxLoggedBody bounds the request body kept in the request log.
 const maxLoggedBody = 1 << 20
-
-// Timing holds how long each asynchronous phase lasts. Zero durations mean "immediate": the phase
-// is over at the next access. Changes made with SetTiming apply to phases started afterwards.
-type Timing struct {
-	ServiceQueued       time.Duration // create/fork: QUEUED -> CONFIGURING
-	ServiceConfiguring  time.Duration // CONFIGURING -> READY (after create, and after each async change: resize, setHA, attach, detach)
-	ServiceDeleting     time.Duration // DELETING -> DELETED
-	ServiceDeleted      time.Duration // DELETED -> gone (GET 404, not in list); zero: DELETED is never seen
-	ServicePausing      time.Duration // stop: PAUSING -> PAUSED
-	ServiceResuming     time.Duration // start: RESUMING -> READY
-	ReplicaCreating     time.Duration // creating -> active
-	ReplicaResizing     time.Duration // resizing -> active
-	ReplicaDeleting     time.Duration // deleting -> gone
-	PeeringProvisioning time.Duration // pending with provisioned_id "" -> provisioned_id "pcx-<hex>" (still pending)
-	PeeringAccepting    time.Duration // after provisioning -> status "active"
-}
-
-// FastTiming is the timing for tests: every phase lasts 40-60ms (DELETED 20ms), short but long enough for a client
-// polling every few milliseconds to observe QUEUED, CONFIGURING, creating, pending and so on.
-func FastTiming() Timing {
-	return Timing{
-		ServiceQueued:       40 * time.Millisecond,
-		ServiceConfiguring:  60 * time.Millisecond,
-		ServiceDeleting:     40 * time.Millisecond,
-		ServiceDeleted:      20 * time.Millisecond,
-		ServicePausing:      40 * time.Millisecond,
-		ServiceResuming:     40 * time.Millisecond,
-		ReplicaCreating:     40 * time.Millisecond,
-		ReplicaResizing:     40 * time.Millisecond,
-		ReplicaDeleting:     40 * time.Millisecond,
-		PeeringProvisioning: 40 * time.Millisecond,
-		PeeringAccepting:    40 * time.Millisecond,
-	}
-}
-
-// DemoTiming is the timing for demos: every phase lasts a few seconds.
-func DemoTiming() Timing {
-	return Timing{
-		ServiceQueued:       2 * time.Second,
-		ServiceConfiguring:  3 * time.Second,
-		ServiceDeleting:     2 * time.Second,
-		ServiceDeleted:      1 * time.Second,
-		ServicePausing:      2 * time.Second,
-		ServiceResuming:     2 * time.Second,
-		ReplicaCreating:     2 * time.Second,
-		ReplicaResizing:     2 * time.Second,
-		ReplicaDeleting:     2 * time.Second,
-		PeeringProvisioning: 2 * time.Second,
-		PeeringAccepting:    2 * time.Second,
-	}
-}
 
 // Faults describes probabilistic faults. Each probability is in [0, 1]; the draws use a random
 // source seeded with Seed, so a given sequence of requests meets the same faults on every run.
@@ -131,40 +76,32 @@ type Options struct {
 	// (standby.go), after its primary. Whether the live list ever does is not documented (api-facts.md),
 	// and by default it does not; clients must skip such records, and this lets tests check that they do.
 	ListStandbys bool
+	// Intercept, if set, answers every request that reaches the fault stage (authenticated, routed
+	// and valid) through its Exchange, instead of the scripted and drawn faults and the handler
+	// (Exchange.Serve): package emulatortest's hooks for tests that act at a precise moment of a
+	// conversation. The emulator command never sets it.
+	Intercept func(*Exchange)
 }
 
 // Emulator is the in-memory API. It is an http.Handler serving the API under BasePath.
 // All its methods are safe for concurrent use.
 type Emulator struct {
+	store // the objects and what changes them (store.go); its mu guards the fields below too
+
 	accessKey, secretKey string
 	projects             map[string]bool // nil: any project
-	projectOrder         []string        // the allow-list in its order (listProjects, auth info)
-	now                  func() time.Time
-	logf                 func(format string, args ...any)
 	spec                 *spec
 	handler              http.Handler // the generated router over handlers
-	db                   DatabaseBackend
-	listStandbys         bool
 
-	// mu guards everything below.
-	mu sync.Mutex
-	// bearerTokens are the tokens accepted now (ExpireToken removes one).
-	bearerTokens map[string]bool
+	// Guarded by store.mu:
+	bearerTokens map[string]bool // the tokens accepted now (ExpireToken removes one)
+	faults       Faults
+	faultRand    *rand.Rand
+	scripted     []*scriptedFault
+	modes        modeState   // fault modes (faults.go)
+	outage       outageState // outage.go
 
-	timing     Timing
-	faults     Faults
-	faultRand  *rand.Rand
-	idRand     *rand.Rand
-	scripted   []*scriptedFault
-	modes      modeState   // fault modes (faults.go)
-	outage     outageState // outage.go
-	requests   []Request
-	state      map[string]*projectState
-	usedIDs    map[string]bool
-	tracks     []api.TrackInput
-	identifies []api.IdentifyInput
-
-	hookState hookState // hooks.go: interceptor and held answers, with its own lock
+	intercept func(*Exchange) // Options.Intercept
 }
 
 // New returns an Emulator. It panics if the embedded OpenAPI document cannot be loaded, which is a
@@ -175,18 +112,20 @@ func New(opts Options) *Emulator {
 		panic(fmt.Sprintf("emulator: loading openapi.yaml: %v", err))
 	}
 	e := &Emulator{
+		store: store{
+			database:     database{db: opts.Database, logf: opts.Logf},
+			now:          opts.Now,
+			listStandbys: opts.ListStandbys,
+			timing:       opts.Timing,
+			state:        map[string]*projectState{},
+			usedIDs:      map[string]bool{},
+			idRand:       rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+		},
 		accessKey: opts.AccessKey,
 		secretKey: opts.SecretKey,
-		now:       opts.Now,
-		logf:      opts.Logf,
 		spec:      sp,
-		db:        opts.Database,
-		timing:    opts.Timing,
-		state:     map[string]*projectState{},
-		usedIDs:   map[string]bool{},
-		idRand:    rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x9e3779b97f4a7c15)),
+		intercept: opts.Intercept,
 	}
-	e.listStandbys = opts.ListStandbys
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -206,7 +145,7 @@ func New(opts Options) *Emulator {
 		}
 	}
 	e.setFaultsLocked(opts.Faults)
-	e.handler = api.HandlerWithOptions(handlers{e}, api.StdHTTPServerOptions{
+	e.handler = api.HandlerWithOptions(handlers{&e.store}, api.StdHTTPServerOptions{
 		BaseURL: BasePath,
 		ErrorHandlerFunc: func(w http.ResponseWriter, _ *http.Request, err error) {
 			writeError(w, badRequest("invalid request parameter", err.Error()))
@@ -380,34 +319,15 @@ func (e *Emulator) refuse(r *http.Request, rt routeResult) (refused *apiError, c
 	return nil, ""
 }
 
-// dispatch answers an accepted request: a hook's decision (hooks.go), else a drawn fault, else the
-// handler.
+// dispatch answers an accepted request: through Options.Intercept when it is set, else as the
+// faults decide (Exchange.Serve).
 func (e *Emulator) dispatch(w *statusWriter, r *http.Request, rt routeResult) {
-	info, decision := e.intercept(rt.operationID, r) // hooks.go: before the scripted and drawn faults
-	defer e.answered(w, info, decision)
-	e.mu.Lock()
-	retryAfter := e.faults.RetryAfter
-	if decision.Inject {
-		e.mu.Unlock()
-		e.applyDecision(w, r, info, decision, retryAfter)
+	x := &Exchange{OperationID: rt.operationID, Request: r, e: e, w: w}
+	if e.intercept != nil {
+		e.intercept(x)
 		return
 	}
-	kind, faulty := e.pickFaultLocked(rt.operationID, r.Method)
-	e.mu.Unlock()
-	if faulty {
-		e.applyFault(w, r, kind, retryAfter)
-		return
-	}
-	e.handler.ServeHTTP(w, r)
-}
-
-// bearerToken returns the token of an `Authorization: Bearer` header, or "".
-func bearerToken(r *http.Request) string {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
-	}
-	return strings.TrimSpace(tok)
+	x.Serve()
 }
 
 // authenticate checks HTTP Basic credentials, or a bearer token of Options.BearerTokens.

@@ -191,8 +191,16 @@ func retryAfterHeader(d time.Duration) string {
 	return strconv.FormatInt(int64(math.Ceil(d.Seconds())), 10)
 }
 
-// applyFault answers r with the fault.
+// applyFault answers r with the fault; a commit-then-* fault carries the request out first.
 func (e *Emulator) applyFault(w *statusWriter, r *http.Request, kind FaultKind, retryAfter time.Duration) {
+	if kind == FaultCommitThenFail || kind == FaultCommitThenDrop {
+		e.handler.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	e.answerFault(w, r, kind, retryAfter)
+}
+
+// answerFault answers r as the fault does, without carrying anything out.
+func (e *Emulator) answerFault(w *statusWriter, r *http.Request, kind FaultKind, retryAfter time.Duration) {
 	switch kind {
 	case FaultRateLimit:
 		ra := retryAfterHeader(retryAfter)
@@ -228,17 +236,13 @@ func (e *Emulator) applyFault(w *statusWriter, r *http.Request, kind FaultKind, 
 			Details: "An upstream server did not answer properly; retry later.",
 		})
 	case FaultCommitThenFail:
-		e.handler.ServeHTTP(httptest.NewRecorder(), r)
 		writeError(w, &apiError{
 			Status:  http.StatusInternalServerError,
 			Code:    "INTERNAL_ERROR",
 			Message: "internal server error",
 			Details: "The server failed while answering; the request may have been carried out, so check the state before retrying.",
 		})
-	case FaultCommitThenDrop:
-		e.handler.ServeHTTP(httptest.NewRecorder(), r)
-		drop(w)
-	case FaultDrop:
+	case FaultCommitThenDrop, FaultDrop:
 		drop(w)
 	case FaultEchoBody:
 		var body []byte
@@ -279,4 +283,59 @@ func drop(w *statusWriter) {
 		panic(http.ErrAbortHandler)
 	}
 	_ = conn.Close()
+}
+
+// Exchange is one request at the fault stage (authenticated, routed and valid), as Options.Intercept
+// gets it: the hook answers it, either as without a hook (Serve) or by carrying it out and answering
+// it as a fault does at the moment it chooses (Commit, Answer). Package emulatortest is that hook.
+type Exchange struct {
+	OperationID string        // its operationId in openapi.yaml
+	Request     *http.Request // its body can be read again through GetBody
+	e           *Emulator
+	w           *statusWriter
+}
+
+// Serve answers the request as the emulator does without a hook: the scripted or drawn fault it
+// meets, else the handler.
+func (x *Exchange) Serve() {
+	e := x.e
+	e.mu.Lock()
+	retryAfter := e.faults.RetryAfter
+	kind, faulty := e.pickFaultLocked(x.OperationID, x.Request.Method)
+	e.mu.Unlock()
+	if faulty {
+		e.applyFault(x.w, x.Request, kind, retryAfter)
+		return
+	}
+	e.handler.ServeHTTP(x.w, x.Request)
+}
+
+// Commit carries the request out (its handler runs) and answers nothing.
+func (x *Exchange) Commit() {
+	x.e.handler.ServeHTTP(httptest.NewRecorder(), x.Request)
+}
+
+// Answer answers the request as the fault does, without carrying it out: a FaultCommitThenFail's
+// 500 alone, a FaultCommitThenDrop's or FaultDrop's dropped connection.
+func (x *Exchange) Answer(kind FaultKind) {
+	x.e.mu.Lock()
+	retryAfter := x.e.faults.RetryAfter
+	x.e.mu.Unlock()
+	x.e.answerFault(x.w, x.Request, kind, retryAfter)
+}
+
+// Answered sends what was answered so far to the client (a 200 when nothing was) and returns its
+// status: 0 when the connection was dropped.
+func (x *Exchange) Answered() int {
+	w := x.w
+	if w.dropped {
+		return 0
+	}
+	status := w.status
+	if status == 0 {
+		w.WriteHeader(http.StatusOK)
+		status = http.StatusOK
+	}
+	_ = http.NewResponseController(w).Flush()
+	return status
 }

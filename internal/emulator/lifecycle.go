@@ -27,7 +27,7 @@ const (
 type serviceLeg struct {
 	status api.ServiceStatus
 	after  func(Timing) time.Duration
-	wait   func(e *Emulator, s *serviceRec) bool
+	wait   func(e *store, s *serviceRec) bool
 }
 
 // serviceLifecycle is the table: the legs of each operation, the first one at once.
@@ -35,7 +35,7 @@ var serviceLifecycle = map[serviceOperation][]serviceLeg{
 	opProvision: {
 		{status: api.QUEUED},
 		{status: api.CONFIGURING, after: func(t Timing) time.Duration { return t.ServiceQueued }},
-		{status: api.READY, after: func(t Timing) time.Duration { return t.ServiceConfiguring }, wait: (*Emulator).dbReady},
+		{status: api.READY, after: func(t Timing) time.Duration { return t.ServiceConfiguring }, wait: (*store).dbReady},
 	},
 	opConfigure: {
 		{status: api.CONFIGURING},
@@ -47,11 +47,11 @@ var serviceLifecycle = map[serviceOperation][]serviceLeg{
 	},
 	opResume: {
 		{status: api.RESUMING},
-		{status: api.READY, after: func(t Timing) time.Duration { return t.ServiceResuming }, wait: (*Emulator).dbReady},
+		{status: api.READY, after: func(t Timing) time.Duration { return t.ServiceResuming }, wait: (*store).dbReady},
 	},
 	opDelete: {
 		{status: api.DELETING},
-		{status: api.DELETED, after: func(t Timing) time.Duration { return t.ServiceDeleting }, wait: (*Emulator).dbDeleted},
+		{status: api.DELETED, after: func(t Timing) time.Duration { return t.ServiceDeleting }, wait: (*store).dbDeleted},
 		{after: func(t Timing) time.Duration { return t.ServiceDeleted }}, // gone: GET 404, not in the list
 	},
 }
@@ -59,7 +59,7 @@ var serviceLifecycle = map[serviceOperation][]serviceLeg{
 // startService starts op on s at now: its first status at once, the others as pending steps
 // (replacing any under way). done, when given, runs with the last leg (an attach's endpoint shows
 // then).
-func (e *Emulator) startService(s *serviceRec, op serviceOperation, now time.Time, done func()) {
+func (e *store) startService(s *serviceRec, op serviceOperation, now time.Time, done func()) {
 	legs := serviceLifecycle[op]
 	s.setStatus(legs[0].status)
 	s.steps = nil

@@ -56,7 +56,7 @@ type VPCSnapshot struct {
 }
 
 // Snapshot returns the current state (after carrying out the transitions that are due).
-func (e *Emulator) Snapshot() Snapshot {
+func (e *store) Snapshot() Snapshot {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	now := e.advanceLocked()
@@ -95,7 +95,7 @@ func (e *Emulator) Snapshot() Snapshot {
 // Restore replaces the emulator's objects with a snapshot's, finishing the operations that were
 // under way (see the top of this file). With a database backend, every service gets its database
 // again (see restoreDatabase).
-func (e *Emulator) Restore(snap Snapshot) error {
+func (e *store) Restore(snap Snapshot) error {
 	if snap.Version != SnapshotVersion {
 		return fmt.Errorf("emulator: state format version %d, want %d", snap.Version, SnapshotVersion)
 	}
@@ -166,7 +166,7 @@ func (e *Emulator) Restore(snap Snapshot) error {
 // starts the data it kept for the service (pgbackend with a data directory beside the state file)
 // or a fresh one, with the current password; a paused service's database is stopped again, and its
 // replica sets and poolers come back.
-func (e *Emulator) restoreDatabase(s *serviceRec) {
+func (e *store) restoreDatabase(s *serviceRec) {
 	if e.db == nil {
 		return
 	}

@@ -16,7 +16,7 @@ func replicaSetNotFound(serviceID, replicaSetID string) *apiError {
 }
 
 // replicaSetOf finds a replica set of a READY service (404 for either, 409 if the service is not READY).
-func (e *Emulator) replicaSetOf(projectID, serviceID, replicaSetID string) (*serviceRec, *replicaSetRec, *apiError) {
+func (e *store) replicaSetOf(projectID, serviceID, replicaSetID string) (*serviceRec, *replicaSetRec, *apiError) {
 	s, err := e.readyService(projectID, serviceID)
 	if err != nil {
 		return nil, nil, err
@@ -29,7 +29,7 @@ func (e *Emulator) replicaSetOf(projectID, serviceID, replicaSetID string) (*ser
 }
 
 // activeReplicaSet is replicaSetOf for calls that also need the set to be active.
-func (e *Emulator) activeReplicaSet(projectID, serviceID, replicaSetID string) (*replicaSetRec, *apiError) {
+func (e *store) activeReplicaSet(projectID, serviceID, replicaSetID string) (*replicaSetRec, *apiError) {
 	_, rs, err := e.replicaSetOf(projectID, serviceID, replicaSetID)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,9 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
 
+// BasePath is the path prefix under which the emulator serves the API.
+const BasePath = "/v1"
+
 // spec is the parsed openapi.yaml with a router over its operations.
 type spec struct {
 	doc    *openapi3.T

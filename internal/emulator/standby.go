@@ -19,7 +19,7 @@ import (
 
 // findReplicaSetByID finds a replica set of any service of the project by its id alone, with its
 // primary.
-func (e *Emulator) findReplicaSetByID(projectID, replicaSetID string) (*serviceRec, *replicaSetRec) {
+func (e *store) findReplicaSetByID(projectID, replicaSetID string) (*serviceRec, *replicaSetRec) {
 	p := e.state[projectID]
 	if p == nil {
 		return nil, nil

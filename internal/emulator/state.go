@@ -11,7 +11,7 @@ import (
 )
 
 // Records keep the API view of each object (without derived fields) plus the pending transitions
-// of its life cycle. Everything here is guarded by Emulator.mu.
+// of its life cycle. Everything here is guarded by the store's mu (store.go).
 
 // step is a pending transition: do runs once the clock reaches at.
 type step struct {
@@ -54,6 +54,24 @@ type serviceRec struct {
 	// attaching is the VPC endpoint of an attach under way: the record shows it (vpc_endpoint) only
 	// once the attach is done and the service READY again ("present when attached").
 	attaching *api.VPCEndpoint
+}
+
+// logEntry is one line of a service's log.
+type logEntry struct {
+	at       time.Time
+	severity string
+	node     string
+	message  string
+}
+
+// newServiceParams is what a new service is made of (create, fork): newService in services.go.
+type newServiceParams struct {
+	name, region, serviceType string
+	size                      size
+	environment               api.Environment
+	replicaCount              int
+	forkedFrom                *api.ForkedFrom
+	addons                    []string // the create request's (for the database backend)
 }
 
 type replicaSetRec struct {
@@ -134,103 +152,6 @@ func (v *vpcRec) findPeering(id string) *peeringRec {
 	}
 	return nil
 }
-
-// project returns the state of a project, creating it on first use.
-func (e *Emulator) project(id string) *projectState {
-	p := e.state[id]
-	if p == nil {
-		p = &projectState{}
-		e.state[id] = p
-	}
-	return p
-}
-
-func (e *Emulator) findService(projectID, serviceID string) *serviceRec {
-	p := e.state[projectID]
-	if p == nil {
-		return nil
-	}
-	for _, s := range p.services {
-		if s.id() == serviceID {
-			return s
-		}
-	}
-	return nil
-}
-
-func (e *Emulator) findVPC(projectID, vpcID string) *vpcRec {
-	p := e.state[projectID]
-	if p == nil {
-		return nil
-	}
-	for _, v := range p.vpcs {
-		if v.id() == vpcID {
-			return v
-		}
-	}
-	return nil
-}
-
-// advanceLocked carries out every transition whose deadline has passed and returns the time used.
-func (e *Emulator) advanceLocked() time.Time {
-	now := e.now()
-	for _, p := range e.state {
-		for _, s := range p.services {
-			s.steps = runDue(s.steps, now)
-			for _, rs := range s.replicaSets {
-				rs.steps = runDue(rs.steps, now)
-			}
-			s.replicaSets = slices.DeleteFunc(s.replicaSets, func(rs *replicaSetRec) bool { return rs.gone })
-		}
-		p.services = slices.DeleteFunc(p.services, func(s *serviceRec) bool { return s.gone })
-		for _, v := range p.vpcs {
-			for _, pr := range v.peerings {
-				pr.steps = runDue(pr.steps, now)
-			}
-		}
-	}
-	return now
-}
-
-// IDs and secrets.
-
-const (
-	lowerAlnum = "abcdefghijklmnopqrstuvwxyz0123456789"
-	mixedAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	hexDigits  = "0123456789abcdef"
-)
-
-func (e *Emulator) randomString(alphabet string, n int) string {
-	var b strings.Builder
-	b.Grow(n)
-	for range n {
-		b.WriteByte(alphabet[e.idRand.IntN(len(alphabet))])
-	}
-	return b.String()
-}
-
-// unique draws from gen until it returns an id never handed out before.
-func (e *Emulator) unique(gen func() string) string {
-	for {
-		id := gen()
-		if !e.usedIDs[id] {
-			e.usedIDs[id] = true
-			return id
-		}
-	}
-}
-
-// newAlnumID returns a project/service/replica-set style id: 10 lower-case letters and digits.
-func (e *Emulator) newAlnumID() string {
-	return e.unique(func() string { return e.randomString(lowerAlnum, 10) })
-}
-
-// newDecimalID returns a VPC/peering style id: a 10-digit decimal string.
-func (e *Emulator) newDecimalID() string {
-	return e.unique(func() string { return strconv.Itoa(1_000_000_000 + e.idRand.IntN(9_000_000_000)) })
-}
-
-func (e *Emulator) newPassword() string { return e.randomString(mixedAlnum, 24) }
 
 // Accepted values.
 
@@ -343,24 +264,6 @@ func serviceSize(svc api.Service) size {
 		return size{}
 	}
 	return size{*spec.CPUMillis, *spec.MemoryGbs}
-}
-
-// setServiceSize writes the size into a service's first resource, creating it if needed.
-func (e *Emulator) setServiceSize(svc *api.Service, s size) {
-	if svc.Resources == nil || len(*svc.Resources) == 0 {
-		svc.Resources = &[]api.Resource{{ID: ptr(e.newAlnumID())}}
-	}
-	r := &(*svc.Resources)[0]
-	if r.Spec == nil {
-		r.Spec = &api.ResourceSpec{VolumeType: ptr("gp3")}
-	}
-	if s == (size{}) {
-		// A shared-size service has no numbers: both fields are absent.
-		r.Spec.CPUMillis, r.Spec.MemoryGbs = nil, nil
-		return
-	}
-	r.Spec.CPUMillis = ptr(s.cpuMillis)
-	r.Spec.MemoryGbs = ptr(s.memoryGBs)
 }
 
 // serviceType maps addons to a service type, with the live API's spelling: time-series gives

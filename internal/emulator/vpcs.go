@@ -29,7 +29,7 @@ func peeringNotFound(vpcID, peeringID string) *apiError {
 	)
 }
 
-func (e *Emulator) vpcOr404(projectID, vpcID string) (*vpcRec, *apiError) {
+func (e *store) vpcOr404(projectID, vpcID string) (*vpcRec, *apiError) {
 	v := e.findVPC(projectID, vpcID)
 	if v == nil {
 		return nil, vpcNotFound(projectID, vpcID)

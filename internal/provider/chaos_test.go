@@ -19,6 +19,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // The randomized interruption test of issue 22, seeded and replayable.
@@ -157,7 +158,7 @@ var chaosCommands = []chaosCommand{
 // do not depend on the order in which Terraform walks independent resources, nor on the ids the
 // emulator hands out. names remembers the name of every id seen, for the requests on an object that
 // is gone (the polls of a delete).
-func chaosKey(srv *emulator.Server, names *sync.Map, ri emulator.RequestInfo) string {
+func chaosKey(srv *emulatortest.Server, names *sync.Map, ri emulatortest.RequestInfo) string {
 	var name, id string
 	seg := strings.Split(strings.TrimPrefix(ri.Path, emulator.BasePath+"/projects/"+testProjectID+"/"), "/")
 	at := func(i int) string {
@@ -246,7 +247,7 @@ func chaosDraw(seed int64, run, key string, rank int, what string) float64 {
 // the requests the client retries (GET, DELETE); a quarter of the creates carried out with their answer
 // dropped. The interrupted runs also: 500 or 503 on 4% of the other writes (POST), which fail the
 // command (a POST answered 5xx is not sent again).
-func chaosFault(seed int64, run, key string, ri emulator.RequestInfo, rank int, interrupted bool) (emulator.FaultKind, bool) {
+func chaosFault(seed int64, run, key string, ri emulatortest.RequestInfo, rank int, interrupted bool) (emulator.FaultKind, bool) {
 	u := chaosDraw(seed, run, key, rank, "fault")
 	retried := ri.Method == http.MethodGet || ri.Method == http.MethodDelete
 	switch {
@@ -328,7 +329,7 @@ func (c chaosCounters) String() string {
 type chaosRun struct {
 	t    *testing.T
 	seed int64
-	srv  *emulator.Server
+	srv  *emulatortest.Server
 	w    *tfWorkdir
 
 	mu          sync.Mutex
@@ -345,7 +346,7 @@ type chaosRun struct {
 	counters    chaosCounters
 }
 
-func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
+func (c *chaosRun) intercept(ri emulatortest.RequestInfo) emulatortest.Decision {
 	key := chaosKey(c.srv, &c.names, ri)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -358,8 +359,8 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 		// request is held, not carried out, until the SIGINT makes the provider give up on it.
 		c.next = false
 		fire := c.fire
-		return emulator.Decision{Fault: emulator.FaultDrop, Inject: true, Hold: true, HoldMax: time.Minute,
-			Committed: func(emulator.RequestInfo) { close(fire) }}
+		return emulatortest.Decision{Fault: emulator.FaultDrop, Inject: true, Hold: true, HoldMax: time.Minute,
+			Committed: func(emulatortest.RequestInfo) { close(fire) }}
 	}
 	if !c.interrupted && !c.outage {
 		if o, ok := chaosOutage(c.seed, c.run, key, rank); ok {
@@ -370,22 +371,22 @@ func (c *chaosRun) intercept(ri emulator.RequestInfo) emulator.Decision {
 			c.srv.SetOutage(o)
 		}
 	}
-	var d emulator.Decision
+	var d emulatortest.Decision
 	if st := c.trigger; st != nil && key == st.trigger.key() && rank == st.trigger.k {
 		c.trigger, c.fired = nil, true
 		if st.hold {
 			c.counters.faults["commit-then-drop"]++
 			fire := c.fire
-			return emulator.Decision{Fault: emulator.FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: time.Minute,
-				Committed: func(emulator.RequestInfo) { close(fire) }}
+			return emulatortest.Decision{Fault: emulator.FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: time.Minute,
+				Committed: func(emulatortest.RequestInfo) { close(fire) }}
 		}
 		c.next = true
 	} else if kind, ok := chaosFault(c.seed, c.run, key, ri, rank, c.interrupted); ok {
 		c.counters.faults[kind.String()]++
-		d = emulator.Decision{Fault: kind, Inject: true}
+		d = emulatortest.Decision{Fault: kind, Inject: true}
 	}
 	if ri.OperationID == "attachServiceToVPC" {
-		d.Answered = func(info emulator.RequestInfo, status int) {
+		d.Answered = func(info emulatortest.RequestInfo, status int) {
 			if status == http.StatusAccepted {
 				c.startAttach(info)
 			}
@@ -407,7 +408,7 @@ type chaosAttach struct {
 }
 
 // startAttach holds the attach of a service whose attach was just accepted, until its count of reads.
-func (c *chaosRun) startAttach(info emulator.RequestInfo) {
+func (c *chaosRun) startAttach(info emulatortest.RequestInfo) {
 	parts := strings.Split(info.Path, "/")
 	if len(parts) < 2 {
 		return
@@ -425,7 +426,7 @@ func (c *chaosRun) startAttach(info emulator.RequestInfo) {
 
 // advanceAttachesLocked counts a read of a service being attached, and ends the attach before the
 // read that reaches its count (the read then sees it READY, attached).
-func (c *chaosRun) advanceAttachesLocked(ri emulator.RequestInfo) {
+func (c *chaosRun) advanceAttachesLocked(ri emulatortest.RequestInfo) {
 	kept := c.attaches[:0]
 	for _, a := range c.attaches {
 		read := ri.OperationID == "listServices" ||
@@ -637,7 +638,7 @@ func headlines(out string) string {
 }
 
 // lastRequests lists the emulator's last n requests.
-func lastRequests(srv *emulator.Server, n int) string {
+func lastRequests(srv *emulatortest.Server, n int) string {
 	reqs := srv.Requests()
 	if len(reqs) > n {
 		reqs = reqs[len(reqs)-n:]

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
@@ -207,7 +207,7 @@ func TestAccConnectingGuidePostgreSQL(t *testing.T) {
 
 // newGuidePostgreSQLRun is a working directory of the connecting guide's configuration with the
 // PostgreSQL provider, taken from the page, with the emulator (PostgreSQL behind it) it runs against.
-func newGuidePostgreSQLRun(t *testing.T) (*guideRun, *emulator.Server, *pgbackend.Manager) {
+func newGuidePostgreSQLRun(t *testing.T) (*guideRun, *emulatortest.Server, *pgbackend.Manager) {
 	t.Helper()
 	pgProvider := postgresqlProvider(t) // "": from the registry (terraform init)
 	srv, pg := newPostgresEmulator(t)

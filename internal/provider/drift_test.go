@@ -24,6 +24,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -32,7 +33,7 @@ import (
 // things out of band.
 type driftRig struct {
 	t   *testing.T
-	srv *emulator.Server
+	srv *emulatortest.Server
 	w   *tfWorkdir
 	c   *api.Client
 	ctx context.Context
@@ -342,9 +343,9 @@ func TestAccSavedPlan_serviceResizeRetriedAfterOutOfBandRename(t *testing.T) {
 		mu      sync.Mutex
 		resizes int
 	)
-	r.srv.SetInterceptor(func(ri emulator.RequestInfo) emulator.Decision {
+	r.srv.SetInterceptor(func(ri emulatortest.RequestInfo) emulatortest.Decision {
 		if ri.OperationID != "resizeService" {
-			return emulator.Decision{}
+			return emulatortest.Decision{}
 		}
 		mu.Lock()
 		resizes++
@@ -357,9 +358,9 @@ func TestAccSavedPlan_serviceResizeRetriedAfterOutOfBandRename(t *testing.T) {
 			}
 			r.srv.SetServiceStatusFor(testProjectID, id, api.CONFIGURING, 300*time.Millisecond, api.READY)
 		case 2: // made, and its answer lost
-			return emulator.Decision{Inject: true, Fault: emulator.FaultCommitThenFail}
+			return emulatortest.Decision{Inject: true, Fault: emulator.FaultCommitThenFail}
 		}
-		return emulator.Decision{}
+		return emulatortest.Decision{}
 	})
 	r.tf("apply", "-input=false", "resize.tfplan")
 	r.srv.SetInterceptor(nil)

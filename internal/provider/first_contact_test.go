@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // Issue 42: first contact. An API never reached in a run fails within seconds naming base_url; an
@@ -21,7 +22,7 @@ import (
 // firstContactWorkdir is a terraform working directory (initialised) whose provider block is
 // settings (the credentials are added; base_url only when settings sets it, else the environment's
 // DBCLOUD_BASE_URL, which the in-process provider reads) and whose resources are resources.
-func firstContactWorkdir(t *testing.T, srv *emulator.Server, settings, resources string) *tfWorkdir {
+func firstContactWorkdir(t *testing.T, srv *emulatortest.Server, settings, resources string) *tfWorkdir {
 	t.Helper()
 	// A fresh provider for each command: each is a run of its own, with its own first contact.
 	w := newTF(t, tfOptions{onPath: true, perCommand: true})

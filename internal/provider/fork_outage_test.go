@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // A fork sent into 45 s of outage (at full scale: outageWindow) that starts at the fork call itself, for
@@ -29,7 +30,7 @@ func outageProviderServer() (tfprotov6.ProviderServer, error) {
 // forkCalls counts the fork calls the emulator received since its request log was last reset (sent),
 // and those that reached its handler: not met by the outage, which drops them (status 0) or answers
 // 503 (nothing else answers 503 in these tests).
-func forkCalls(srv *emulator.Server) (sent, handled int) {
+func forkCalls(srv *emulatortest.Server) (sent, handled int) {
 	for _, r := range srv.Requests() {
 		if r.OperationID != "forkService" {
 			continue
@@ -44,7 +45,7 @@ func forkCalls(srv *emulator.Server) (sent, handled int) {
 
 // oneForkOf checks that exactly one fork of the source exists, that it is the one in state (fork, a
 // dbcloud_service address; "" for none), and that exactly one fork call reached the API's handler.
-func oneForkOf(t *testing.T, srv *emulator.Server, what, sourceID, forkID string) error {
+func oneForkOf(t *testing.T, srv *emulatortest.Server, what, sourceID, forkID string) error {
 	forks := forksOf(srv, sourceID)
 	sent, handled := forkCalls(srv)
 	t.Logf("%s: %d fork calls sent, %d reached the API's handler; %d forks of %s", what, sent, handled, len(forks), sourceID)

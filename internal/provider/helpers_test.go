@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -51,7 +52,7 @@ func testProviderServer() (tfprotov6.ProviderServer, error) {
 }
 
 // newTestEmulator starts an emulator with fast transitions for one test; mods can change its options.
-func newTestEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulator.Server {
+func newTestEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulatortest.Server {
 	t.Helper()
 	opts := emulator.Options{
 		AccessKey: testAccessKey,
@@ -62,13 +63,13 @@ func newTestEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulator.Se
 	for _, m := range mods {
 		m(&opts)
 	}
-	srv := emulator.NewServer(opts)
+	srv := emulatortest.NewServer(opts)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 // providerBlock is the provider configuration that points at srv.
-func providerBlock(srv *emulator.Server) string {
+func providerBlock(srv *emulatortest.Server) string {
 	return providerBlockAt(srv.URL, testSecretKey)
 }
 
@@ -103,7 +104,7 @@ func testAccPreCheck(t *testing.T) {
 
 // testCase fills the common parts of an acceptance test case, CheckDestroy included: after the test,
 // no object of the state exists in srv any more.
-func testCase(t *testing.T, srv *emulator.Server, steps ...resource.TestStep) resource.TestCase {
+func testCase(t *testing.T, srv *emulatortest.Server, steps ...resource.TestStep) resource.TestCase {
 	t.Helper()
 	return resource.TestCase{
 		PreCheck:                 func() { testAccPreCheck(t) },
@@ -114,7 +115,7 @@ func testCase(t *testing.T, srv *emulator.Server, steps ...resource.TestStep) re
 }
 
 // testClient is an API client for checks that look at the emulator through the API.
-func testClient(t *testing.T, srv *emulator.Server) *api.Client {
+func testClient(t *testing.T, srv *emulatortest.Server) *api.Client {
 	t.Helper()
 	c, err := api.New(api.Config{BaseURL: srv.URL, AccessKey: testAccessKey, SecretKey: testSecretKey, ProjectID: testProjectID, Retry: testRetry})
 	if err != nil {
@@ -129,43 +130,45 @@ func testClient(t *testing.T, srv *emulator.Server) *api.Client {
 // from the object's state attributes.
 type testAccKind struct {
 	typ    string
-	exists func(srv *emulator.Server, a map[string]string) bool
-	remove func(srv *emulator.Server, a map[string]string) bool
+	exists func(srv *emulatortest.Server, a map[string]string) bool
+	remove func(srv *emulatortest.Server, a map[string]string) bool
 }
 
 var (
 	testAccService = testAccKind{"dbcloud_service",
-		func(srv *emulator.Server, a map[string]string) bool {
+		func(srv *emulatortest.Server, a map[string]string) bool {
 			svc, ok := srv.Service(testProjectID, a["id"])
 			return ok && !serviceIsGone(&svc)
 		},
-		func(srv *emulator.Server, a map[string]string) bool { return srv.RemoveService(testProjectID, a["id"]) }}
+		func(srv *emulatortest.Server, a map[string]string) bool {
+			return srv.RemoveService(testProjectID, a["id"])
+		}}
 	testAccReadReplicaSet = testAccKind{"dbcloud_read_replica_set",
-		func(srv *emulator.Server, a map[string]string) bool {
+		func(srv *emulatortest.Server, a map[string]string) bool {
 			_, ok := srv.ReplicaSet(testProjectID, a["service_id"], a["id"])
 			return ok
 		},
-		func(srv *emulator.Server, a map[string]string) bool {
+		func(srv *emulatortest.Server, a map[string]string) bool {
 			return srv.RemoveReplicaSet(testProjectID, a["service_id"], a["id"])
 		}}
 	testAccVPC = testAccKind{"dbcloud_vpc",
-		func(srv *emulator.Server, a map[string]string) bool {
+		func(srv *emulatortest.Server, a map[string]string) bool {
 			_, ok := srv.VPC(testProjectID, a["id"])
 			return ok
 		},
-		func(srv *emulator.Server, a map[string]string) bool { return srv.RemoveVPC(testProjectID, a["id"]) }}
+		func(srv *emulatortest.Server, a map[string]string) bool { return srv.RemoveVPC(testProjectID, a["id"]) }}
 	testAccVPCPeering = testAccKind{"dbcloud_vpc_peering",
-		func(srv *emulator.Server, a map[string]string) bool {
+		func(srv *emulatortest.Server, a map[string]string) bool {
 			_, ok := srv.Peering(testProjectID, a["vpc_id"], a["id"])
 			return ok
 		},
-		func(srv *emulator.Server, a map[string]string) bool {
+		func(srv *emulatortest.Server, a map[string]string) bool {
 			return srv.RemovePeering(testProjectID, a["vpc_id"], a["id"])
 		}}
 )
 
 // exists checks that the object addr names exists in the emulator.
-func (k testAccKind) checkExists(srv *emulator.Server, addr string) resource.TestCheckFunc {
+func (k testAccKind) checkExists(srv *emulatortest.Server, addr string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		a, err := testAccAttrs(s, addr)
 		if err != nil {
@@ -179,7 +182,7 @@ func (k testAccKind) checkExists(srv *emulator.Server, addr string) resource.Tes
 }
 
 // destroyed checks that no object of this type in the state exists any more.
-func (k testAccKind) checkDestroyed(srv *emulator.Server) resource.TestCheckFunc {
+func (k testAccKind) checkDestroyed(srv *emulatortest.Server) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		if s == nil || s.RootModule() == nil {
 			return nil
@@ -194,7 +197,7 @@ func (k testAccKind) checkDestroyed(srv *emulator.Server) resource.TestCheckFunc
 }
 
 // disappears deletes the object addr names behind Terraform's back.
-func (k testAccKind) checkDisappears(srv *emulator.Server, addr string) resource.TestCheckFunc {
+func (k testAccKind) checkDisappears(srv *emulatortest.Server, addr string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		a, err := testAccAttrs(s, addr)
 		if err != nil {
@@ -228,7 +231,7 @@ var (
 
 // testAccCheckDestroyed is the CheckDestroy of every test case: no object of any dbcloud resource in
 // the last state exists any more.
-func testAccCheckDestroyed(srv *emulator.Server) resource.TestCheckFunc {
+func testAccCheckDestroyed(srv *emulatortest.Server) resource.TestCheckFunc {
 	return resource.ComposeAggregateTestCheckFunc(
 		testAccCheckServiceDestroyed(srv),
 		testAccCheckReadReplicaSetDestroyed(srv),
@@ -300,7 +303,7 @@ func svcNewID(addr string, prev *string) resource.TestCheckFunc {
 }
 
 // svcInEmulator runs fn on the emulator's view of the service whose id is in *id.
-func svcInEmulator(srv *emulator.Server, id *string, fn func(api.Service) error) resource.TestCheckFunc {
+func svcInEmulator(srv *emulatortest.Server, id *string, fn func(api.Service) error) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		svc, ok := srv.Service(testProjectID, *id)
 		if !ok {
@@ -340,7 +343,7 @@ func (e svcExpectPriorID) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 }
 
 // svcTestVPC creates a VPC through the API (independent of the dbcloud_vpc resource).
-func svcTestVPC(t *testing.T, srv *emulator.Server, name, cidr, region string) string {
+func svcTestVPC(t *testing.T, srv *emulatortest.Server, name, cidr, region string) string {
 	t.Helper()
 	v, err := testClient(t, srv).CreateVPC(context.Background(), api.VPCCreate{Name: name, Cidr: cidr, RegionCode: region})
 	if err != nil {
@@ -365,7 +368,7 @@ func svcAttr(name string) tfjsonpath.Path { return tfjsonpath.New(name) }
 
 // netTestService creates a service directly through the API and waits until it is READY, so that the
 // replica set tests do not depend on dbcloud_service.
-func netTestService(t *testing.T, srv *emulator.Server, name string) string {
+func netTestService(t *testing.T, srv *emulatortest.Server, name string) string {
 	t.Helper()
 	svc, err := testClient(t, srv).CreateService(context.Background(), api.ServiceCreate{Name: name})
 	if err != nil {
@@ -377,7 +380,7 @@ func netTestService(t *testing.T, srv *emulator.Server, name string) string {
 }
 
 // netTestWaitService waits until the emulator shows the service in status want.
-func netTestWaitService(t *testing.T, srv *emulator.Server, id string, want api.ServiceStatus) {
+func netTestWaitService(t *testing.T, srv *emulatortest.Server, id string, want api.ServiceStatus) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -396,7 +399,7 @@ func netTestWaitService(t *testing.T, srv *emulator.Server, id string, want api.
 // once the service reads DELETED, and the emulator keeps that record for Timing.ServiceDeleted more
 // (so that clients can see the status): counting srv.Services right after a destroy counts it on a
 // busy machine. "No service is left" means no live service.
-func liveServices(srv *emulator.Server) []api.Service {
+func liveServices(srv *emulatortest.Server) []api.Service {
 	return notDeleted(srv.Services(testProjectID))
 }
 
@@ -460,7 +463,7 @@ func netTestImportID(addr, first, second string) resource.ImportStateIdFunc {
 }
 
 // netTestCalls checks how many requests of an operation the emulator received.
-func netTestCalls(srv *emulator.Server, operationID string, want int) resource.TestCheckFunc {
+func netTestCalls(srv *emulatortest.Server, operationID string, want int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if got := srv.Calls(operationID); got != want {
 			return fmt.Errorf("%s was called %d times, want %d", operationID, got, want)

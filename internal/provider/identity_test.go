@@ -11,12 +11,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // identityStackConfig is a VPC, a service in it, a replica set of the service and a peering of the
 // VPC: every resource type once, in a shape that imports without changes (no addons, no password).
-func identityStackConfig(srv *emulator.Server) string {
+func identityStackConfig(srv *emulatortest.Server) string {
 	return providerBlock(srv) + `
 resource "dbcloud_vpc" "net" {
   name        = "ident-net"

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // What the tests that interrupt the real terraform binary (lost_answer_test.go, chaos_test.go) check
@@ -37,7 +37,7 @@ type emuObject struct {
 func (o emuObject) String() string { return fmt.Sprintf("%s %s (%s)", o.Type, o.ID, o.Name) }
 
 // emulatorObjects lists the objects of the test project (services that are DELETED are gone).
-func emulatorObjects(srv *emulator.Server) []emuObject {
+func emulatorObjects(srv *emulatortest.Server) []emuObject {
 	var out []emuObject
 	p := srv.Snapshot().Projects[testProjectID]
 	if p == nil {
@@ -70,7 +70,7 @@ type objectAudit struct {
 	byType     map[string]int // objects per type
 }
 
-func auditObjects(t *testing.T, srv *emulator.Server, w *tfWorkdir) objectAudit {
+func auditObjects(t *testing.T, srv *emulatortest.Server, w *tfWorkdir) objectAudit {
 	t.Helper()
 	a := objectAudit{objects: emulatorObjects(srv), byType: map[string]int{}}
 	ids := w.stateIDs()
@@ -100,7 +100,7 @@ func auditObjects(t *testing.T, srv *emulator.Server, w *tfWorkdir) objectAudit 
 
 // waitEmulatorEmpty waits until the emulator holds nothing (a delete that was accepted finishes on its
 // own schedule) or 15 seconds pass, and returns what is left.
-func waitEmulatorEmpty(srv *emulator.Server) []emuObject {
+func waitEmulatorEmpty(srv *emulatortest.Server) []emuObject {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		left := emulatorObjects(srv)
@@ -113,7 +113,7 @@ func waitEmulatorEmpty(srv *emulator.Server) []emuObject {
 
 // emptyPlanThenCleanDestroy checks that a plan after what has nothing to do and that a destroy
 // succeeds and leaves the emulator empty.
-func emptyPlanThenCleanDestroy(t *testing.T, srv *emulator.Server, w *tfWorkdir, what string) {
+func emptyPlanThenCleanDestroy(t *testing.T, srv *emulatortest.Server, w *tfWorkdir, what string) {
 	t.Helper()
 	if out, err := w.run("plan", "-detailed-exitcode", "-input=false"); err != nil {
 		t.Errorf("the plan after %s is not empty (%v):\n%s", what, err, tail(out, 30))

@@ -14,7 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // listTestObjects are objects made through the API (not by Terraform) for the list tests.
@@ -24,7 +24,7 @@ type listTestObjects struct {
 
 // listTestSetUp makes a VPC with a peering, a service attached to the VPC with a read replica set,
 // and a second, plain service.
-func listTestSetUp(t *testing.T, srv *emulator.Server) listTestObjects {
+func listTestSetUp(t *testing.T, srv *emulatortest.Server) listTestObjects {
 	t.Helper()
 	ctx := context.Background()
 	c := testClient(t, srv)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // Issue 22, the two defects, each driven through the real terraform binary (provider served in this
@@ -155,7 +156,7 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 		once        sync.Once
 	)
 	isServiceRead := func(op string) bool { return op == "getService" || op == "listServices" }
-	srv.SetInterceptor(func(ri emulator.RequestInfo) emulator.Decision {
+	srv.SetInterceptor(func(ri emulatortest.RequestInfo) emulatortest.Decision {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -172,7 +173,7 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 			srv.FinishServiceIn(testProjectID, serviceID, 2*time.Second)
 			phase = 3
 		}
-		return emulator.Decision{}
+		return emulatortest.Decision{}
 	})
 
 	// 1. apply, interrupted while the create waits for the attach.
@@ -227,7 +228,7 @@ func TestAccLostAnswer_interruptedVPCAttachConvergesAtOnce(t *testing.T) {
 }
 
 // attachedVPCID is the id of the one VPC of the test's project.
-func attachedVPCID(t *testing.T, srv *emulator.Server) string {
+func attachedVPCID(t *testing.T, srv *emulatortest.Server) string {
 	t.Helper()
 	vpcs, err := testClient(t, srv).ListVPCs(context.Background())
 	if err != nil || len(vpcs) != 1 {
@@ -237,7 +238,7 @@ func attachedVPCID(t *testing.T, srv *emulator.Server) string {
 }
 
 // count409 counts the requests answered 409.
-func count409(srv *emulator.Server) int {
+func count409(srv *emulatortest.Server) int {
 	n := 0
 	for _, r := range srv.Requests() {
 		if r.Status == 409 {

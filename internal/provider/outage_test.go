@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // The API goes away for a while (every request answered 503, or connections closed unanswered, and
@@ -80,14 +81,14 @@ func forEachOutageKind(t *testing.T, test func(t *testing.T, kind emulator.Outag
 }
 
 // outageCase is testCase with the provider of these tests.
-func outageCase(t *testing.T, srv *emulator.Server, steps ...resource.TestStep) resource.TestCase {
+func outageCase(t *testing.T, srv *emulatortest.Server, steps ...resource.TestStep) resource.TestCase {
 	tc := testCase(t, srv, steps...)
 	tc.ProtoV6ProviderFactories = outageProviderFactories()
 	return tc
 }
 
 // outageRidden checks that the outage srv had was met and is over, and logs its figures.
-func outageRidden(t *testing.T, srv *emulator.Server, name string, started *time.Time) resource.TestCheckFunc {
+func outageRidden(t *testing.T, srv *emulatortest.Server, name string, started *time.Time) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		rep := srv.LastOutage()
 		if rep.Start.IsZero() || rep.Refused == 0 {
@@ -131,7 +132,7 @@ resource "dbcloud_service" "second" {
 
 // oneCreateEach checks that each create operation was carried out (answered 2xx) exactly want times
 // since the emulator started: no duplicate, nothing missing.
-func oneCreateEach(srv *emulator.Server, want map[string]int) resource.TestCheckFunc {
+func oneCreateEach(srv *emulatortest.Server, want map[string]int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		got := map[string]int{}
 		for _, r := range srv.Requests() {
@@ -289,7 +290,7 @@ func TestAccOutage_updateCutByDrops(t *testing.T) {
 		name, op string
 		config   func(step int) string
 		// done checks the change in the emulator; carried is how often op was carried out in all.
-		done    func(srv *emulator.Server, s *terraform.State) error
+		done    func(srv *emulatortest.Server, s *terraform.State) error
 		carried int
 	}{
 		{
@@ -303,7 +304,7 @@ resource "dbcloud_service" "pw" {
 }
 `, step)
 			},
-			done: func(srv *emulator.Server, s *terraform.State) error {
+			done: func(srv *emulatortest.Server, s *terraform.State) error {
 				id := s.RootModule().Resources["dbcloud_service.pw"].Primary.ID
 				if got := srv.ServicePassword(testProjectID, id); got != "Outage-Passw0rd-2" {
 					return fmt.Errorf("service %s does not have the rotated password (it has one of %d characters)", id, len(got))
@@ -322,7 +323,7 @@ resource "dbcloud_vpc" "net" {
 }
 `, step)
 			},
-			done: func(srv *emulator.Server, s *terraform.State) error {
+			done: func(srv *emulatortest.Server, s *terraform.State) error {
 				id := s.RootModule().Resources["dbcloud_vpc.net"].Primary.ID
 				if v, ok := srv.VPC(testProjectID, id); !ok || deref(v.Name) != "outage-drops-2" {
 					return fmt.Errorf("VPC %s is not renamed in the emulator: %q", id, deref(v.Name))

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
@@ -33,16 +34,16 @@ func testPlaceholder(t *testing.T, createFault emulator.FaultKind, madeByLostCre
 	srv := newTestEmulator(t)
 	var created, failing atomic.Bool
 	failing.Store(true)
-	srv.SetInterceptor(func(ri emulator.RequestInfo) emulator.Decision {
+	srv.SetInterceptor(func(ri emulatortest.RequestInfo) emulatortest.Decision {
 		switch {
 		case !failing.Load():
 		case ri.OperationID == "createVPC" && !created.Load():
 			created.Store(true)
-			return emulator.Decision{Fault: createFault, Inject: true}
+			return emulatortest.Decision{Fault: createFault, Inject: true}
 		case ri.OperationID == "listVPCs" && created.Load():
-			return emulator.Decision{Fault: emulator.FaultServerError, Inject: true}
+			return emulatortest.Decision{Fault: emulator.FaultServerError, Inject: true}
 		}
-		return emulator.Decision{}
+		return emulatortest.Decision{}
 	})
 	vpcIDs := func() []string {
 		vpcs, err := testClient(t, srv).ListVPCs(context.Background())

@@ -23,6 +23,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
@@ -32,7 +33,7 @@ import (
 
 // newPostgresEmulator starts an emulator with one PostgreSQL instance behind each service, all
 // stopped when the test ends.
-func newPostgresEmulator(t *testing.T) (*emulator.Server, *pgbackend.Manager) {
+func newPostgresEmulator(t *testing.T) (*emulatortest.Server, *pgbackend.Manager) {
 	t.Helper()
 	testAccPreCheck(t)
 	pg, withPG := startPostgres(t)

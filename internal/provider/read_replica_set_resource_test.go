@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -23,7 +24,7 @@ import (
 
 const rsAddr = "dbcloud_read_replica_set.test"
 
-func rsConfig(srv *emulator.Server, serviceID, name string, body string) string {
+func rsConfig(srv *emulatortest.Server, serviceID, name string, body string) string {
 	return providerBlock(srv) + fmt.Sprintf(`
 resource "dbcloud_read_replica_set" "test" {
   service_id = %q
@@ -258,7 +259,7 @@ func TestAccReadReplicaSet_lifecycle(t *testing.T) {
 // conflictProxy sits in front of the emulator: it answers 409 to the first createReplicaSet requests, and
 // while busyService is set it flips that service to READY after the provider has polled it busyPolls times.
 type conflictProxy struct {
-	srv *emulator.Server
+	srv *emulatortest.Server
 
 	mu              sync.Mutex
 	conflictsToSend int
@@ -434,7 +435,7 @@ func TestAccReadReplicaSet_disappears(t *testing.T) {
 
 // rsResizeBodies checks the bodies of every resizeReplicaSet request the emulator logged: each must be
 // want exactly (digit strings, no nodes), as the live API takes them.
-func rsResizeBodies(srv *emulator.Server, want string) resource.TestCheckFunc {
+func rsResizeBodies(srv *emulatortest.Server, want string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		n := 0
 		for _, r := range srv.Requests() {

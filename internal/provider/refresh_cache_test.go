@@ -12,11 +12,12 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // readCacheEnv is an emulator with n READY services and a client whose writes the cache sees.
 type readCacheEnv struct {
-	srv    *emulator.Server
+	srv    *emulatortest.Server
 	cache  *readCache
 	client *api.Client
 	ids    []string
@@ -261,7 +262,7 @@ func newStackEnv(t *testing.T, services, vpcs, peeringsPerVPC int) *stackEnv {
 }
 
 // calls returns the emulator's request counts of the named operations.
-func calls(srv *emulator.Server, ops ...string) map[string]int {
+func calls(srv *emulatortest.Server, ops ...string) map[string]int {
 	out := map[string]int{}
 	for _, op := range ops {
 		out[op] = srv.Calls(op)
@@ -272,7 +273,7 @@ func calls(srv *emulator.Server, ops ...string) map[string]int {
 var readOps = []string{"listServices", "getService", "listReplicaSets", "listVPCs", "getVPC", "listPeerings", "getPeering"}
 
 // expectCalls checks the emulator's request counts of readOps (absent from want: 0).
-func expectCalls(t *testing.T, srv *emulator.Server, what string, want map[string]int) {
+func expectCalls(t *testing.T, srv *emulatortest.Server, what string, want map[string]int) {
 	t.Helper()
 	got := calls(srv, readOps...)
 	for _, op := range readOps {

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // mixedStackConfig is the stack of issue 27 at a size: vpcs VPCs with one peering each, services
 // services with one read replica set each.
-func mixedStackConfig(srv *emulator.Server, vpcs, services int) string {
+func mixedStackConfig(srv *emulatortest.Server, vpcs, services int) string {
 	return `
 terraform {
   required_providers {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // The actions dbcloud_service_restart, _pause and _resume. terraform-plugin-testing has no action
@@ -76,7 +77,7 @@ func TestServiceActionSteps(t *testing.T) {
 // actionTest is one test's terraform working directory with a service made by the configuration.
 type actionTest struct {
 	tf  *tfWorkdir
-	srv *emulator.Server
+	srv *emulatortest.Server
 	id  string // the service's id
 }
 
@@ -156,7 +157,7 @@ func newActionTestOn(t *testing.T, tf *tfWorkdir, body string, mods ...func(*emu
 
 // newActionWorkdir writes the configuration cfg for terraform tf and runs init, on the emulator srv;
 // nothing is applied.
-func newActionWorkdir(t *testing.T, tf *tfWorkdir, srv *emulator.Server, cfg string) *actionTest {
+func newActionWorkdir(t *testing.T, tf *tfWorkdir, srv *emulatortest.Server, cfg string) *actionTest {
 	t.Helper()
 	at := &actionTest{tf: tf, srv: srv}
 	at.write(t, cfg)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -266,7 +267,7 @@ resource "dbcloud_service" "test" {
 // svcConflictProxy sits in front of the emulator and answers 409 to the first `conflicts` POSTs whose
 // path ends in suffix, counting them all.
 type svcConflictProxy struct {
-	srv       *emulator.Server
+	srv       *emulatortest.Server
 	mu        sync.Mutex
 	suffix    string
 	conflicts int

@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
@@ -377,7 +377,7 @@ resource "terraform_data" "job" {
 
 // newTFWorkdirOnAccCLI is newTFWorkdir on the acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else
 // terraform on PATH), with the provider at the address that CLI gives dbcloud/dbcloud.
-func newTFWorkdirOnAccCLI(t *testing.T, srv *emulator.Server, resources string) *tfWorkdir {
+func newTFWorkdirOnAccCLI(t *testing.T, srv *emulatortest.Server, resources string) *tfWorkdir {
 	t.Helper()
 	opts := tfOptions{perCommand: true}
 	if acceptanceCLIIsOpenTofu(t) {

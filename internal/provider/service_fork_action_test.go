@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // The action dbcloud_service_fork, driven like the other actions (service_actions_test.go) through the
@@ -62,7 +63,7 @@ func TestForkSourceProblem(t *testing.T) {
 }
 
 // forksOf lists the services forked from source, oldest first.
-func forksOf(srv *emulator.Server, source string) []api.Service {
+func forksOf(srv *emulatortest.Server, source string) []api.Service {
 	var out []api.Service
 	for _, s := range srv.Services(testProjectID) {
 		if s.ForkedFrom != nil && deref(s.ForkedFrom.ServiceID) == source && deref(s.Status) != api.DELETED {
@@ -73,7 +74,7 @@ func forksOf(srv *emulator.Server, source string) []api.Service {
 }
 
 // serviceExists reports whether the emulator holds the service (DELETED is gone).
-func serviceExists(srv *emulator.Server, id string) bool {
+func serviceExists(srv *emulatortest.Server, id string) bool {
 	svc, ok := srv.Service(testProjectID, id)
 	return ok && deref(svc.Status) != api.DELETED
 }

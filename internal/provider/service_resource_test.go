@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -205,7 +206,7 @@ type svcInPlaceParams struct {
 	vpc                string // "" = not attached
 }
 
-func (p svcInPlaceParams) config(srv *emulator.Server) string {
+func (p svcInPlaceParams) config(srv *emulatortest.Server) string {
 	var b strings.Builder
 	b.WriteString(providerBlock(srv))
 	fmt.Fprintf(&b, `
@@ -455,7 +456,7 @@ resource "dbcloud_service" "test" {
 }
 
 // svcCalls checks how often the emulator saw an operation.
-func svcCalls(srv *emulator.Server, operationID string, want int) resource.TestCheckFunc {
+func svcCalls(srv *emulatortest.Server, operationID string, want int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if got := srv.Calls(operationID); got != want {
 			return fmt.Errorf("emulator saw %d %s calls, want %d", got, operationID, want)
@@ -465,7 +466,7 @@ func svcCalls(srv *emulator.Server, operationID string, want int) resource.TestC
 }
 
 // svcEmuStatus checks the service's status in the emulator.
-func svcEmuStatus(srv *emulator.Server, id *string, want api.ServiceStatus) resource.TestCheckFunc {
+func svcEmuStatus(srv *emulatortest.Server, id *string, want api.ServiceStatus) resource.TestCheckFunc {
 	return svcInEmulator(srv, id, func(s api.Service) error {
 		if deref(s.Status) != want {
 			return fmt.Errorf("emulator status %s, want %s", deref(s.Status), want)

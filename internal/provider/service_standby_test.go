@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -28,7 +29,7 @@ import (
 
 // standbyTestSetUp makes, through the API, a READY service and an active read replica set "reads" of
 // it (1 node, 1000/4), and returns their ids.
-func standbyTestSetUp(t *testing.T, srv *emulator.Server, name string) (primaryID, replicaSetID string) {
+func standbyTestSetUp(t *testing.T, srv *emulatortest.Server, name string) (primaryID, replicaSetID string) {
 	t.Helper()
 	primaryID = netTestService(t, srv, name)
 	rs, err := testClient(t, srv).CreateReplicaSet(context.Background(), primaryID, api.ReadReplicaSetCreate{Name: "reads", Nodes: 1, CPUMillis: 1000, MemoryGbs: 4})
@@ -47,7 +48,7 @@ func standbyTestSetUp(t *testing.T, srv *emulator.Server, name string) (primaryI
 
 // standbyNoChangeSent fails if any request other than a GET was sent to the service path of id (the
 // path itself or below it, e.g. DELETE, rename, stop, replicaSets).
-func standbyNoChangeSent(srv *emulator.Server, id string) error {
+func standbyNoChangeSent(srv *emulatortest.Server, id string) error {
 	for _, r := range srv.Requests() {
 		p := r.Path
 		if r.Method != "GET" && (strings.HasSuffix(p, "/services/"+id) || strings.Contains(p, "/services/"+id+"/")) {
@@ -310,7 +311,7 @@ resource "dbcloud_read_replica_set" "reads" {
 }
 
 // testClientList lists the project's services through the API.
-func testClientList(t *testing.T, srv *emulator.Server) []api.Service {
+func testClientList(t *testing.T, srv *emulatortest.Server) []api.Service {
 	t.Helper()
 	list, err := testClient(t, srv).ListServices(context.Background())
 	if err != nil {

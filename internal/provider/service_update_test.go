@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -343,7 +343,7 @@ resource "dbcloud_service" "test" {
 
 // sizedServiceConfig returns the configuration of dbcloud_service.test named name, with the given
 // size and extra lines, on srv's provider block.
-func sizedServiceConfig(srv *emulator.Server, name, extra string) func(cpu, mem int) string {
+func sizedServiceConfig(srv *emulatortest.Server, name, extra string) func(cpu, mem int) string {
 	service := sizedService("test", name, extra)
 	return func(cpu, mem int) string { return providerBlock(srv) + service(cpu, mem) }
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
-func stackConfig(srv *emulator.Server, vpcName string, replicaNodes, replicaCPU, replicaMem int) string {
+func stackConfig(srv *emulatortest.Server, vpcName string, replicaNodes, replicaCPU, replicaMem int) string {
 	return providerBlock(srv) + fmt.Sprintf(`
 resource "dbcloud_vpc" "net" {
   name        = %q

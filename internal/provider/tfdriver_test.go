@@ -24,7 +24,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // The one driver of the tests that run the terraform binary themselves (signals, -parallelism, query,
@@ -58,7 +58,7 @@ type tfOptions struct {
 type tfWorkdir struct {
 	t        *testing.T
 	bin, dir string
-	srv      *emulator.Server // the emulator write's provider block points at (nil: write is not used)
+	srv      *emulatortest.Server // the emulator write's provider block points at (nil: write is not used)
 	opts     tfOptions
 	env      []string      // more environment for every command
 	timeout  time.Duration // how long run waits for a command (five minutes when zero)
@@ -89,7 +89,7 @@ func newTF(t *testing.T, opts tfOptions) *tfWorkdir {
 
 // newTFWorkdir writes the configuration (resources only; the terraform and provider blocks are added)
 // and runs init, with the terraform on PATH and a fresh in-process provider for each command.
-func newTFWorkdir(t *testing.T, srv *emulator.Server, resources string) *tfWorkdir {
+func newTFWorkdir(t *testing.T, srv *emulatortest.Server, resources string) *tfWorkdir {
 	t.Helper()
 	w := newTF(t, tfOptions{onPath: true, perCommand: true})
 	w.srv = srv

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // Bearer tokens (issue 36) and the plan-time check of the credentials (issue 37): acceptance tests
@@ -22,7 +23,7 @@ const (
 )
 
 // newTokenEmulator starts an emulator that accepts testToken and testNewToken (and the key pair).
-func newTokenEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulator.Server {
+func newTokenEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulatortest.Server {
 	t.Helper()
 	return newTestEmulator(t, append([]func(*emulator.Options){func(o *emulator.Options) {
 		o.BearerTokens = []string{testToken, testNewToken}
@@ -30,7 +31,7 @@ func newTokenEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulator.S
 }
 
 // tokenProviderBlock is the provider configuration that authenticates to srv with token only.
-func tokenProviderBlock(srv *emulator.Server, token, projectID string) string {
+func tokenProviderBlock(srv *emulatortest.Server, token, projectID string) string {
 	return fmt.Sprintf(`
 provider "dbcloud" {
   base_url   = %q
@@ -336,11 +337,11 @@ func requestList(reqs []emulator.Request) string {
 // exists), and the next run with a new token replaces it and ends with nothing to do.
 func TestAccToken_expiresDuringApply(t *testing.T) {
 	srv := newTokenEmulator(t)
-	srv.SetInterceptor(func(ri emulator.RequestInfo) emulator.Decision {
+	srv.SetInterceptor(func(ri emulatortest.RequestInfo) emulatortest.Decision {
 		if ri.OperationID == "createService" {
 			srv.ExpireToken(testToken)
 		}
-		return emulator.Decision{}
+		return emulatortest.Decision{}
 	})
 	const svc = `
 resource "dbcloud_service" "db" {

@@ -12,11 +12,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 const peeringAddr = "dbcloud_vpc_peering.test"
 
-func peeringConfig(srv *emulator.Server, peerVPC, extra string) string {
+func peeringConfig(srv *emulatortest.Server, peerVPC, extra string) string {
 	return providerBlock(srv) + fmt.Sprintf(`
 resource "dbcloud_vpc" "test" {
   name        = "peered"
@@ -35,7 +36,7 @@ resource "dbcloud_vpc_peering" "test" {
 }
 
 // peeringInEmulator checks that the emulator holds the peering the state names.
-func peeringInEmulator(srv *emulator.Server, peerVPC string) resource.TestCheckFunc {
+func peeringInEmulator(srv *emulatortest.Server, peerVPC string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		vpcID, err := netTestAttr(s, peeringAddr, "vpc_id")
 		if err != nil {

@@ -12,11 +12,12 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 const vpcAddr = "dbcloud_vpc.test"
 
-func vpcConfig(srv *emulator.Server, name, cidr, region string) string {
+func vpcConfig(srv *emulatortest.Server, name, cidr, region string) string {
 	return providerBlock(srv) + fmt.Sprintf(`
 resource "dbcloud_vpc" "test" {
   name        = %q
@@ -27,7 +28,7 @@ resource "dbcloud_vpc" "test" {
 }
 
 // vpcInEmulator checks the VPC the state names against the emulator.
-func vpcInEmulator(srv *emulator.Server, name, cidr, region string) resource.TestCheckFunc {
+func vpcInEmulator(srv *emulatortest.Server, name, cidr, region string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		id, err := netTestAttr(s, vpcAddr, "id")
 		if err != nil {
@@ -45,7 +46,7 @@ func vpcInEmulator(srv *emulator.Server, name, cidr, region string) resource.Tes
 }
 
 // vpcGone checks that the emulator no longer has the VPC *id.
-func vpcGone(srv *emulator.Server, id *string) resource.TestCheckFunc {
+func vpcGone(srv *emulatortest.Server, id *string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if _, ok := srv.VPC(testProjectID, *id); ok {
 			return fmt.Errorf("VPC %s still exists in the emulator", *id)

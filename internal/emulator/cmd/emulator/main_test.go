@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -293,5 +294,49 @@ func TestRunURLFile(t *testing.T) {
 	}
 	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after the emulator stopped, the URL file is still there (%v)", err)
+	}
+}
+
+// TestShippedBinaryLinksNoTestHooks builds the command as the release does (but keeping its symbol
+// table) and fails when it depends on package emulatortest (the tests' hooks and their direct access
+// to the state) or links any of it, or links the emulator's door to its state (Edit, State, Object),
+// which only emulatortest and tests open: the one extension point the binary carries is
+// Options.Intercept, left nil.
+func TestShippedBinaryLinksNoTestHooks(t *testing.T) {
+	t.Parallel()
+	const testPkg = "github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
+	deps, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	if slices.Contains(strings.Fields(string(deps)), testPkg) {
+		t.Errorf("the emulator command depends on %s", testPkg)
+	}
+	bin := filepath.Join(t.TempDir(), "dbcloud-emulator")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	nm, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	hooks := []string{testPkg + ".", "/internal/emulator.(*store).Edit", "/internal/emulator.State.", "/internal/emulator.Object[",
+		"SetInterceptor", "HoldAnswer", "ResetInterceptCount", "SetServiceStatus", "FinishServiceIn", "UpdateService"}
+	var linked []string
+	for line := range strings.Lines(string(nm)) {
+		for _, h := range hooks {
+			if strings.Contains(line, h) {
+				linked = append(linked, strings.TrimSpace(line))
+				break
+			}
+		}
+	}
+	if len(linked) > 0 {
+		t.Errorf("the emulator binary links test hooks:\n%s", strings.Join(linked, "\n"))
+	}
+	if !strings.Contains(string(nm), "/internal/emulator.(*Exchange).Serve") {
+		t.Error("no symbol of the emulator's fault stage (Exchange.Serve) found: is the symbol table read?")
 	}
 }

@@ -1,4 +1,4 @@
-package emulator
+package emulatortest
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
 // HoldAnswer: the create is carried out, the test is told, and the answer is withheld until the
@@ -17,7 +18,7 @@ import (
 // gets no answer, the VPC exists, and the request is logged as dropped.
 func TestHoldAnswerCommitsThenWaitsForTheClientToLeave(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
+	e := newEnv(t, emulator.Options{})
 	committed := e.srv.HoldAnswer("createVPC", time.Minute)
 	ctx, cancel := context.WithCancel(e.ctx)
 	go func() {
@@ -60,7 +61,7 @@ func TestHoldAnswerCommitsThenWaitsForTheClientToLeave(t *testing.T) {
 // A held answer whose client never leaves is dropped after its maximum.
 func TestHoldAnswerDropsAfterItsMaximum(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
+	e := newEnv(t, emulator.Options{})
 	committed := e.srv.HoldAnswer("createService", 200*time.Millisecond)
 	_, err := e.c.CreateServiceWithResponse(e.ctx, testProject, api.ServiceCreate{Name: "held"})
 	if err == nil {
@@ -80,17 +81,17 @@ func TestHoldAnswerDropsAfterItsMaximum(t *testing.T) {
 // commit fault's Committed callback runs after the commit; without a decision the other faults apply.
 func TestInterceptorNumbersAndInjects(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
-	e.srv.InjectFault("listVPCs", FaultUnavailable, 1)
+	e := newEnv(t, emulator.Options{})
+	e.srv.InjectFault("listVPCs", emulator.FaultUnavailable, 1)
 	var seen []RequestInfo
 	var vpcsAtCommit = -1
 	e.srv.SetInterceptor(func(ri RequestInfo) Decision {
 		seen = append(seen, ri)
 		switch ri.Seq {
 		case 2:
-			return Decision{Fault: FaultRateLimit, Inject: true}
+			return Decision{Fault: emulator.FaultRateLimit, Inject: true}
 		case 3:
-			return Decision{Fault: FaultCommitThenFail, Inject: true, Committed: func(RequestInfo) {
+			return Decision{Fault: emulator.FaultCommitThenFail, Inject: true, Committed: func(RequestInfo) {
 				vpcsAtCommit = len(e.srv.Snapshot().Projects[testProject].VPCs)
 			}}
 		}
@@ -135,12 +136,12 @@ func TestInterceptorNumbersAndInjects(t *testing.T) {
 // Answered is called once the answer is written, with its status (0 when dropped).
 func TestInterceptorAnsweredCallback(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
+	e := newEnv(t, emulator.Options{})
 	got := make(chan int, 3)
 	e.srv.SetInterceptor(func(ri RequestInfo) Decision {
 		d := Decision{Answered: func(_ RequestInfo, status int) { got <- status }}
 		if ri.Seq == 2 {
-			d.Fault, d.Inject = FaultCommitThenDrop, true
+			d.Fault, d.Inject = emulator.FaultCommitThenDrop, true
 		}
 		return d
 	})
@@ -168,10 +169,10 @@ func TestInterceptorAnsweredCallback(t *testing.T) {
 // A held FaultDrop is not carried out: the client gives up, nothing was created.
 func TestInterceptorHeldDropIsNotCarriedOut(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
+	e := newEnv(t, emulator.Options{})
 	ctx, cancel := context.WithCancel(e.ctx)
 	e.srv.SetInterceptor(func(RequestInfo) Decision {
-		return Decision{Fault: FaultDrop, Inject: true, Hold: true, Committed: func(RequestInfo) { cancel() }}
+		return Decision{Fault: emulator.FaultDrop, Inject: true, Hold: true, Committed: func(RequestInfo) { cancel() }}
 	})
 	_, err := e.c.CreateVPCWithResponse(ctx, testProject, api.VPCCreate{Name: "v", Cidr: "10.0.0.0/16", RegionCode: "us-east-1"})
 	if !errors.Is(err, context.Canceled) {

@@ -1,4 +1,4 @@
-package emulator_test
+package emulatortest_test
 
 import (
 	"context"
@@ -7,12 +7,13 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // A test starts an emulator, talks to it with the generated client and inspects or changes its
 // state directly.
 func ExampleNewServer() {
-	srv := emulator.NewServer(emulator.Options{
+	srv := emulatortest.NewServer(emulator.Options{
 		AccessKey: "key",
 		SecretKey: "secret",
 		Timing:    emulator.Timing{}, // zero: every phase is over at the next access; tests usually pass FastTiming()

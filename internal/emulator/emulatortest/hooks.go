@@ -1,11 +1,12 @@
-package emulator
+package emulatortest
 
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
 // Hooks for tests that must act at a precise moment of the conversation with a client: interrupt
@@ -23,7 +24,7 @@ import (
 
 // RequestInfo describes a request at the fault stage.
 type RequestInfo struct {
-	Seq         int // 1-based, in order of arrival at the fault stage, since New or ResetInterceptCount
+	Seq         int // 1-based, in order of arrival at the fault stage, since NewServer or ResetInterceptCount
 	OperationID string
 	Method      string
 	Path        string
@@ -33,7 +34,7 @@ type RequestInfo struct {
 // Decision is what an Interceptor chooses for one request.
 type Decision struct {
 	// Fault is injected when Inject is true; otherwise the scripted and probabilistic faults decide.
-	Fault  FaultKind
+	Fault  emulator.FaultKind
 	Inject bool
 	// Hold makes a FaultCommitThenDrop or FaultCommitThenFail withhold its answer after the commit,
 	// and a FaultDrop withhold it without carrying the request out, until the client gives up on the
@@ -53,7 +54,7 @@ type Decision struct {
 // may call the emulator's methods.
 type Interceptor func(RequestInfo) Decision
 
-// hookState is the state of the hooks, guarded by its own mutex (never held with Emulator.mu).
+// hookState is the state of the hooks, guarded by its own mutex (never held with the emulator's lock).
 type hookState struct {
 	mu          sync.Mutex
 	seq         int
@@ -67,19 +68,17 @@ type heldAnswer struct {
 	notify      chan RequestInfo
 }
 
-func (e *Emulator) hooks() *hookState { return &e.hookState }
-
 // SetInterceptor installs f (nil removes it).
-func (e *Emulator) SetInterceptor(f Interceptor) {
-	h := e.hooks()
+func (s *Server) SetInterceptor(f Interceptor) {
+	h := s.hooks
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.interceptor = f
 }
 
 // ResetInterceptCount restarts the numbering of RequestInfo.Seq at 1.
-func (e *Emulator) ResetInterceptCount() {
-	h := e.hooks()
+func (s *Server) ResetInterceptCount() {
+	h := s.hooks
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq = 0
@@ -89,8 +88,8 @@ func (e *Emulator) ResetInterceptCount() {
 // the emulator commits it, sends the request on the returned channel (buffered), and withholds the
 // answer until the client gives up on the request or max passes (0: one minute), then drops the
 // connection. One-shot holds take precedence over the Interceptor, in the order they were armed.
-func (e *Emulator) HoldAnswer(operationID string, max time.Duration) <-chan RequestInfo {
-	h := e.hooks()
+func (s *Server) HoldAnswer(operationID string, max time.Duration) <-chan RequestInfo {
+	h := s.hooks
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	ch := make(chan RequestInfo, 1)
@@ -98,9 +97,22 @@ func (e *Emulator) HoldAnswer(operationID string, max time.Duration) <-chan Requ
 	return ch
 }
 
-// intercept numbers the request and returns the hooks' decision for it.
-func (e *Emulator) intercept(operationID string, r *http.Request) (RequestInfo, Decision) {
-	h := e.hooks()
+// intercept answers a request at the fault stage (emulator.Options.Intercept): with the fault the
+// hooks decide, else as the emulator does without them.
+func (h *hookState) intercept(x *emulator.Exchange) {
+	info, d := h.decide(x.OperationID, x.Request)
+	if d.Answered != nil {
+		defer func() { d.Answered(info, x.Answered()) }()
+	}
+	if !d.Inject {
+		x.Serve()
+		return
+	}
+	applyDecision(x, info, d)
+}
+
+// decide numbers the request and returns the hooks' decision for it.
+func (h *hookState) decide(operationID string, r *http.Request) (RequestInfo, Decision) {
 	h.mu.Lock()
 	h.seq++
 	info := RequestInfo{Seq: h.seq, OperationID: operationID, Method: r.Method, Path: r.URL.Path}
@@ -116,7 +128,7 @@ func (e *Emulator) intercept(operationID string, r *http.Request) (RequestInfo, 
 		}
 		h.holds = append(h.holds[:i], h.holds[i+1:]...)
 		h.mu.Unlock()
-		return info, Decision{Fault: FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: held.max,
+		return info, Decision{Fault: emulator.FaultCommitThenDrop, Inject: true, Hold: true, HoldMax: held.max,
 			Committed: func(ri RequestInfo) { held.notify <- ri }}
 	}
 	f := h.interceptor
@@ -127,16 +139,17 @@ func (e *Emulator) intercept(operationID string, r *http.Request) (RequestInfo, 
 	return info, f(info)
 }
 
-// applyDecision answers r with the fault d injects.
-func (e *Emulator) applyDecision(w *statusWriter, r *http.Request, info RequestInfo, d Decision, retryAfter time.Duration) {
-	commit := d.Fault == FaultCommitThenDrop || d.Fault == FaultCommitThenFail
-	held := commit || d.Fault == FaultDrop
-	if !held || (!d.Hold && d.Committed == nil) {
-		e.applyFault(w, r, d.Fault, retryAfter)
-		return
-	}
+// applyDecision answers the request with the fault d injects.
+func applyDecision(x *emulator.Exchange, info RequestInfo, d Decision) {
+	r := x.Request
+	commit := d.Fault == emulator.FaultCommitThenDrop || d.Fault == emulator.FaultCommitThenFail
+	held := commit || d.Fault == emulator.FaultDrop
 	if commit {
-		e.handler.ServeHTTP(httptest.NewRecorder(), r)
+		x.Commit()
+	}
+	if !held || (!d.Hold && d.Committed == nil) {
+		x.Answer(d.Fault)
+		return
 	}
 	if d.Committed != nil {
 		d.Committed(info)
@@ -146,34 +159,14 @@ func (e *Emulator) applyDecision(w *statusWriter, r *http.Request, info RequestI
 		if max <= 0 {
 			max = time.Minute
 		}
-		sleepCtx(r.Context(), max)
-	}
-	if d.Fault != FaultCommitThenFail || r.Context().Err() != nil {
-		drop(w)
-		return
-	}
-	writeError(w, &apiError{
-		Status:  http.StatusInternalServerError,
-		Code:    "INTERNAL_ERROR",
-		Message: "internal server error",
-		Details: "The server failed while answering; the request may have been carried out, so check the state before retrying.",
-	})
-}
-
-// answered flushes the answer and calls the decision's Answered callback.
-func (e *Emulator) answered(w *statusWriter, info RequestInfo, d Decision) {
-	if d.Answered == nil {
-		return
-	}
-	status := w.status
-	if w.dropped {
-		status = 0
-	} else {
-		if status == 0 {
-			w.WriteHeader(http.StatusOK)
-			status = http.StatusOK
+		select { // the client gives up, or the maximum passes
+		case <-r.Context().Done():
+		case <-time.After(max):
 		}
-		_ = http.NewResponseController(w).Flush()
 	}
-	d.Answered(info, status)
+	if d.Fault != emulator.FaultCommitThenFail || r.Context().Err() != nil {
+		x.Answer(emulator.FaultDrop)
+		return
+	}
+	x.Answer(emulator.FaultCommitThenFail)
 }

@@ -1,10 +1,7 @@
-package emulator
+package emulatortest
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -48,7 +45,7 @@ func TestDirectServiceAccess(t *testing.T) {
 		t.Fatal("UpdateService returned false")
 	}
 	got := e.mustStatus(id, api.READY)
-	if serviceSize(*got) != (size{4000, 16}) || *got.ServiceID != id {
+	if cpu, mem := sizeOf(*got); cpu != 4000 || mem != 16 || *got.ServiceID != id {
 		t.Errorf("after UpdateService: %+v", got)
 	}
 	// Editing the returned copy does not change the state.
@@ -185,122 +182,68 @@ func TestDirectVPCAndPeeringAccess(t *testing.T) {
 	}
 }
 
-func TestRequestLog(t *testing.T) {
+func TestDirectStatusHelpers(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var lines []string
-	clk := newFakeClock()
-	e := newEnv(t, Options{Now: clk.Now, Logf: func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		lines = append(lines, fmt.Sprintf(format, args...))
-	}})
-	e.createService(api.ServiceCreate{Name: "logged"})
-	if _, err := e.c.ListServicesWithResponse(e.ctx, testProject); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.c.ListServicesWithResponse(e.ctx, testProject); err != nil {
-		t.Fatal(err)
-	}
-	e.raw("GET", "/nowhere", "")
+	e := newFakeEnv(t)
+	id := *e.readyService(api.ServiceCreate{Name: "db"}).ServiceID
 
-	if n := e.srv.Calls("listServices"); n != 2 {
-		t.Errorf("Calls(listServices) = %d", n)
+	// Stuck CONFIGURING: stays until told otherwise, and refuses changes.
+	if !e.srv.SetServiceStatus(testProject, id, api.CONFIGURING) {
+		t.Fatal("SetServiceStatus returned false")
 	}
-	if n := e.srv.Calls("createService"); n != 1 {
-		t.Errorf("Calls(createService) = %d", n)
-	}
-	if n := e.srv.Calls(""); n != 4 {
-		t.Errorf("Calls(\"\") = %d", n)
-	}
-	reqs := e.srv.Requests()
-	if len(reqs) != 4 {
-		t.Fatalf("%d requests logged", len(reqs))
-	}
-	first := reqs[0]
-	if first.OperationID != "createService" || first.Method != "POST" || first.Path != "/v1/projects/"+testProject+"/services" ||
-		first.Status != 202 || !strings.Contains(string(first.Body), `"logged"`) || !first.Time.Equal(clk.Now()) {
-		t.Errorf("first request = %+v", first)
-	}
-	if last := reqs[3]; last.OperationID != "" || last.Status != 404 {
-		t.Errorf("last request = %+v", last)
-	}
-	reqs[0].Body[0] = 'X' // a copy
-	if e.srv.Requests()[0].Body[0] == 'X' {
-		t.Error("Requests returned shared bodies")
-	}
-	mu.Lock()
-	if len(lines) != 4 || !strings.Contains(lines[0], "POST /v1/projects/"+testProject+"/services -> 202 (createService") {
-		t.Errorf("log lines = %q", lines)
-	}
-	mu.Unlock()
-
-	e.srv.ResetRequests()
-	if n := e.srv.Calls(""); n != 0 {
-		t.Errorf("after reset: %d", n)
-	}
-}
-
-// TestSetTiming checks that new timings apply to phases started afterwards.
-func TestSetTiming(t *testing.T) {
-	t.Parallel()
-	clk := newFakeClock()
-	e := newEnv(t, Options{Now: clk.Now})
-	e.clk = clk
-	id := *e.createService(api.ServiceCreate{Name: "instant"}).ServiceID
-	e.mustStatus(id, api.READY) // zero timing: done at the next access
-	e.srv.SetTiming(Timing{ServiceConfiguring: time.Minute})
-	if r, err := e.c.SetHAWithResponse(e.ctx, testProject, id, api.SetHAInput{ReplicaCount: intp(1)}); err != nil || r.StatusCode() != http.StatusAccepted {
-		t.Fatalf("setHA: %v", err)
-	}
-	clk.Advance(59 * time.Second)
+	e.clk.Advance(24 * time.Hour)
 	e.mustStatus(id, api.CONFIGURING)
-	clk.Advance(time.Second)
-	e.mustStatus(id, api.READY)
-}
-
-// TestConcurrentClients hammers one emulator from many goroutines (run with -race).
-func TestConcurrentClients(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, Options{Timing: Timing{ServiceQueued: 5 * time.Millisecond, ServiceConfiguring: 5 * time.Millisecond}})
-	const workers = 12
-	var wg sync.WaitGroup
-	ids := make([]string, workers)
-	for i := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := e.c.CreateServiceWithResponse(e.ctx, testProject, api.ServiceCreate{Name: fmt.Sprintf("svc-%d", i)})
-			if err != nil || r.StatusCode() != http.StatusAccepted {
-				t.Errorf("create: %v", err)
-				return
-			}
-			id := *r.JSON202.ServiceID
-			ids[i] = id
-			for {
-				g, err := e.c.GetServiceWithResponse(e.ctx, testProject, id)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				if status(g.JSON200) == api.READY {
-					break
-				}
-				_, _ = e.srv.Service(testProject, id)
-				_ = e.srv.Requests()
-				time.Sleep(time.Millisecond)
-			}
-			if r, err := e.c.DeleteServiceWithResponse(e.ctx, testProject, id); err != nil || r.StatusCode() != http.StatusAccepted {
-				t.Errorf("delete: %v", err)
-			}
-		}()
+	r, err := e.c.EnablePoolerWithResponse(e.ctx, testProject, id)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			t.Errorf("duplicate id %s", id)
-		}
-		seen[id] = true
+	expectError(t, "pooler while stuck", r.StatusCode(), r.Body, http.StatusConflict, "CONFLICT", "is CONFIGURING, not READY")
+
+	// UNSTABLE for a while, then READY.
+	if !e.srv.SetServiceStatusFor(testProject, id, api.UNSTABLE, 3*time.Second, api.READY) {
+		t.Fatal("SetServiceStatusFor returned false")
+	}
+	e.clk.Advance(3*time.Second - time.Millisecond)
+	e.mustStatus(id, api.UNSTABLE)
+	e.clk.Advance(time.Millisecond)
+	e.mustStatus(id, api.READY)
+
+	// UNSTABLE forever.
+	e.srv.SetServiceStatus(testProject, id, api.UNSTABLE)
+	e.clk.Advance(24 * time.Hour)
+	e.mustStatus(id, api.UNSTABLE)
+
+	// Paused behind the client's back; start resumes it.
+	e.srv.SetServiceStatus(testProject, id, api.READY)
+	if !e.srv.PauseService(testProject, id) {
+		t.Fatal("PauseService returned false")
+	}
+	e.mustStatus(id, api.PAUSED)
+	if sr, err := e.c.StartServiceWithResponse(e.ctx, testProject, id); err != nil || sr.StatusCode() != http.StatusAccepted {
+		t.Fatalf("start: %v", err)
+	}
+	e.clk.Advance(time.Hour)
+	e.mustStatus(id, api.READY)
+
+	// A replica set in error, for good.
+	cr, err := e.c.CreateReplicaSetWithResponse(e.ctx, testProject, id, api.ReadReplicaSetCreate{Name: "r", Nodes: 1, CPUMillis: 500, MemoryGbs: 2})
+	if err != nil || cr.JSON202 == nil {
+		t.Fatalf("create replica set: %v", err)
+	}
+	rid := *cr.JSON202.ID
+	if !e.srv.SetReplicaSetStatus(testProject, id, rid, api.ReplicaSetStatusError) {
+		t.Fatal("SetReplicaSetStatus returned false")
+	}
+	e.clk.Advance(time.Hour)
+	if rs, _ := e.srv.ReplicaSet(testProject, id, rid); rsStatus(&rs) != api.ReplicaSetStatusError {
+		t.Errorf("replica set status = %s, want error", rsStatus(&rs))
+	}
+
+	// Unknown ids.
+	if e.srv.SetServiceStatus(testProject, "nosuchsvc0", api.PAUSED) || e.srv.PauseService(testProject, "nosuchsvc0") ||
+		e.srv.SetServiceStatusFor(testProject, "nosuchsvc0", api.UNSTABLE, time.Second, api.READY) ||
+		e.srv.SetReplicaSetStatus(testProject, id, "nosuchrs00", api.ReplicaSetStatusError) ||
+		e.srv.ServiceLogLine(testProject, "nosuchsvc0", "LOG", "x") {
+		t.Error("a direct call on an unknown id returned true")
 	}
 }
