@@ -30,6 +30,8 @@ type Instance struct {
 
 	reserved bool // by Reserve, not yet claimed by Create, Fork or Replica (guarded by m.mu)
 
+	superPW atomic.Pointer[string] // the superuser's password (lockdown.go)
+
 	mu     sync.Mutex   // one operation at a time
 	port   atomic.Int32 // read without mu (Port, portTaken)
 	cmd    *exec.Cmd
@@ -112,6 +114,9 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 		// The read-only enforcement (readonly.go), by its path of this run: a kept data
 		// directory does not name a path of an earlier run.
 		"-c", `session_preload_libraries="` + in.m.extension + `"`,
+		// Who logs in how (lockdown.go), by the Manager's file: a kept data directory's own
+		// pg_hba.conf may be an older emulator's.
+		"-c", "hba_file=" + in.m.hbaFile,
 	}
 	cmd := exec.Command(filepath.Join(in.m.binDir, "postgres"), args...)
 	cmd.Dir = in.sock
@@ -190,7 +195,8 @@ func stopProcess(cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration, sig
 	<-exited
 }
 
-// connectLocal connects as the superuser over the unix socket.
+// connectLocal connects as the superuser over the unix socket, with the instance's superuser
+// password.
 func (in *Instance) connectLocal(ctx context.Context, database string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig("sslmode=disable")
 	if err != nil {
@@ -199,6 +205,7 @@ func (in *Instance) connectLocal(ctx context.Context, database string) (*pgx.Con
 	cfg.Host = in.sock
 	cfg.Port = uint16(in.Port())
 	cfg.User = superuser
+	cfg.Password = in.superuserPassword()
 	cfg.Database = database
 	cfg.Fallbacks = nil
 	cfg.TLSConfig = nil
@@ -339,7 +346,11 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 	if _, err := os.Stat(filepath.Join(in.data, "PG_VERSION")); err == nil {
 		fresh = false
 		_ = os.Remove(filepath.Join(in.data, "postmaster.pid")) // left by a killed server
+		if err := m.resetSuperuser(in); err != nil {
+			return nil, "", err
+		}
 	} else {
+		in.setSuperuserPassword(m.templatePW)
 		if err := m.mkdir(in.dir); err != nil {
 			return nil, "", err
 		}
@@ -355,7 +366,11 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 	}
 	stmts := []string{"ALTER ROLE " + AdminUser + " PASSWORD " + pw}
 	var notes []string
-	if fresh {
+	var superPW string
+	if fresh { // the template's superuser password: one of its own
+		var stmt string
+		stmt, superPW = newSuperuserPassword()
+		stmts = append(stmts, stmt)
 		for _, a := range []struct {
 			on        bool
 			ext, note string
@@ -369,16 +384,18 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 			}
 		}
 	}
+	if !fresh { // data kept by an older emulator
+		if err := in.upgradeKept(ctx); err != nil {
+			in.stop()
+			return nil, "", err
+		}
+	}
 	if err := in.admin(ctx, Database, stmts...); err != nil {
 		in.stop()
 		return nil, "", err
 	}
-	if !fresh {
-		// Data kept by an emulator from before read-only logins were emulated: set them up now.
-		if err := in.ensureReadOnlySetup(ctx); err != nil {
-			in.stop()
-			return nil, "", err
-		}
+	if fresh {
+		in.setSuperuserPassword(superPW)
 	}
 	return in, strings.Join(notes, "; "), nil
 }
@@ -415,7 +432,8 @@ func (m *Manager) basebackup(ctx context.Context, src *Instance, in *Instance, s
 	for attempt := 1; ; attempt++ {
 		cmd := exec.CommandContext(ctx, filepath.Join(m.binDir, "pg_basebackup"), args...)
 		cmd.Dir = in.dir
-		cmd.Env = childEnv()
+		// With -R the password goes into the standby's primary_conninfo.
+		cmd.Env = append(childEnv(), "PGPASSWORD="+src.superuserPassword())
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: m.cred, Pdeathsig: syscall.SIGKILL}
 		out, err := cmd.CombinedOutput()
 		if err == nil {
@@ -457,18 +475,21 @@ func (m *Manager) Fork(ctx context.Context, src, name, password string) (in *Ins
 	if err := m.mkdir(in.sock); err != nil {
 		return nil, err
 	}
+	in.setSuperuserPassword(s.superuserPassword()) // the source's, until the copy has its own
 	if err := in.start(ctx, true); err != nil {
 		return nil, err
 	}
-	if err := in.admin(ctx, Database, "ALTER ROLE "+AdminUser+" PASSWORD "+pw); err != nil {
+	stmt, superPW := newSuperuserPassword()
+	if err := in.admin(ctx, Database, "ALTER ROLE "+AdminUser+" PASSWORD "+pw, stmt); err != nil {
 		in.stop()
 		return nil, err
 	}
+	in.setSuperuserPassword(superPW)
 	return in, nil
 }
 
 // Replica starts the instance name as a hot standby of the running instance primary, streaming
-// from it (pg_basebackup -R). Its roles and passwords are the primary's. When the data directory
+// from it (pg_basebackup -R). Its roles and passwords are the primary's, the superuser's too. When the data directory
 // of that name exists (kept by Options.DataDir), that standby starts again and catches up.
 func (m *Manager) Replica(ctx context.Context, primary, name string) (in *Instance, err error) {
 	p, err := m.instance(primary)
@@ -498,15 +519,17 @@ func (m *Manager) Replica(ctx context.Context, primary, name string) (in *Instan
 	if err := m.mkdir(in.sock); err != nil {
 		return nil, err
 	}
+	in.setSuperuserPassword(p.superuserPassword())
 	if err := in.start(ctx, true); err != nil {
 		return nil, err
 	}
 	return in, nil
 }
 
-// setPrimary points a standby's primary_conninfo at the primary's socket and port.
+// setPrimary points a standby's primary_conninfo at the primary's socket and port, with its
+// superuser password.
 func (m *Manager) setPrimary(in, p *Instance) error {
-	conf := fmt.Sprintf("primary_conninfo = 'user=%s host=%s port=%d'\n", superuser, p.sock, p.Port())
+	conf := fmt.Sprintf("primary_conninfo = 'user=%s password=%s host=%s port=%d'\n", superuser, p.superuserPassword(), p.sock, p.Port())
 	return m.writeFile(filepath.Join(in.data, "postgresql.auto.conf"), []byte(conf))
 }
 

@@ -39,7 +39,8 @@ import (
 //     pg_logical_emit_message, and pg_terminate_backend of tsdbadmin's sessions for tsdbadmin's
 //     members and read_only_connection sessions (tsdbadmin is in pg_signal_backend).
 //
-// Expiry (VALID UNTIL) and dropped roles are PostgreSQL's own checks. TestReadOnlyEscapes tries
+// What no session may do, read-only or not (programs, server files, other services), is the
+// lockdown's (lockdown.go). Expiry (VALID UNTIL) and dropped roles are PostgreSQL's own checks. TestReadOnlyEscapes tries
 // every path out; TestReadOnlyStillAllowed what stays allowed, and that no login reads a password
 // verifier (the pooler's auth function answers tsdb_pooler_auth only).
 
