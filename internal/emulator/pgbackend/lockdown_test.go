@@ -46,7 +46,7 @@ func adminPreparation(t *testing.T, in *Instance, admin *pgx.Conn) {
 		}{
 			{admin, "GRANT " + f + " TO tsdbadmin"},
 			{admin, "GRANT " + f + " TO tsdbadmin WITH ADMIN OPTION"},
-			{admin, "GRANT " + f + " TO app"},                // a role tsdbadmin is a member of
+			{admin, "GRANT " + f + " TO app"},               // a role tsdbadmin is a member of
 			{admin, "GRANT " + f + " TO pg_read_all_stats"}, // a predefined role tsdbadmin has
 			{admin, "GRANT " + f + " TO maker"},
 			{admin, fmt.Sprintf("CREATE ROLE prep_%d IN ROLE %s", i, f)},
