@@ -356,3 +356,60 @@ func TestAccCredentialsPagePostgreSQLProviderWithLogins(t *testing.T) {
 	fails("a rotation's plan, the login with the new password", rotating,
 		[]string{"No login made on service", `password authentication failed for user "postgres"`}, "plan")
 }
+
+// TestAccConnectingPagePostgreSQLProviderEndpoints proves what the connecting guide says of the
+// PostgreSQL provider and the other endpoints, on the guide's configuration: through the pooler it
+// works (its refresh reads the roles and grants, an apply makes a role); on a replica set's
+// endpoint even a data source fails, since it opens a read-write transaction that a standby
+// refuses (SQLSTATE 0A000).
+func TestAccConnectingPagePostgreSQLProviderEndpoints(t *testing.T) {
+	skipUnlessAcc(t)
+	t.Parallel()
+	g, _, pg := newGuidePostgreSQLRun(t)
+	if !pg.PgBouncer() {
+		t.Fatal("pgbouncer is not installed: the pooler is emulated (apt-get install pgbouncer)")
+	}
+	pw := []string{"TF_VAR_admin_password=first-Pw/1"}
+	g.must("the guide's configuration", pw, "apply", "-auto-approve")
+	g.edit(`  name                = "app-db"`, "  name                = \"app-db\"\n  connection_pooler_enabled = true")
+	g.edit("# The application's role: no login, no password.", `resource "dbcloud_read_replica_set" "ro" {
+  service_id = dbcloud_service.app.id
+  name       = "app-ro"
+  cpu_millis = 500
+  memory_gbs = 2
+}
+
+# The application's role: no login, no password.`)
+	g.must("the pooler and a replica set", pw, "apply", "-auto-approve")
+
+	g.edit("  host      = dbcloud_service.app.hostname\n  port      = dbcloud_service.app.port",
+		"  host      = dbcloud_service.app.pooler_hostname\n  port      = dbcloud_service.app.pooler_port")
+	if o, err := g.tf(pw, "plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("the PostgreSQL provider through the pooler: the plan is not empty (%v):\n%s", err, tail(o, 40))
+	}
+	g.edit("# The application's role: no login, no password.", "resource \"postgresql_role\" \"through_pooler\" {\n  name = \"through_pooler\"\n}\n\n# The application's role: no login, no password.")
+	g.must("a role made through the pooler", pw, "apply", "-auto-approve")
+
+	g.edit("# The application's role: no login, no password.", `provider "postgresql" {
+  alias     = "replica"
+  host      = dbcloud_read_replica_set.ro.hostname
+  port      = dbcloud_read_replica_set.ro.port
+  database  = "tsdb"
+  username  = "tsdbadmin"
+  password  = local.admin_password_now
+  sslmode   = "require"
+  superuser = false
+}
+
+data "postgresql_schemas" "on_replica" {
+  provider = postgresql.replica
+  database = "tsdb"
+}
+
+# The application's role: no login, no password.`)
+	o, err := g.tf(pw, "plan")
+	flat := strings.Join(strings.Fields(strings.ReplaceAll(o, "│", " ")), " ")
+	if err == nil || !strings.Contains(flat, "cannot set transaction read-write mode during recovery") {
+		t.Errorf("a data source of the PostgreSQL provider on the replica set's endpoint: %v, want it to fail (0A000, read-write during recovery):\n%s", err, diagnostics(o))
+	}
+}

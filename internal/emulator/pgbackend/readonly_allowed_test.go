@@ -43,8 +43,9 @@ const (
 // allowedRow is one thing a read-only session may still do, or not, with what it does per path
 // (pathReader, pathAnalyst, pathOption). In sql, {t} is the path's own table of app (which
 // tsdbadmin is a member of), {o} its own table of the role other (which tsdbadmin is not a member
-// of), {pid} the victim's backend: of the path's own login ("self"), of bystander (an ordinary
-// login of no role), of tsdbadmin or of the superuser (on the socket).
+// of), {g} its own table of other on which app may UPDATE, {pid} the victim's backend: of the path's
+// own login ("self"), of bystander (an ordinary login of no role), of peer (a read-only login of no
+// role), of tsdbadmin or of the superuser (on the socket).
 type allowedRow struct {
 	name   string
 	sql    string
@@ -71,16 +72,21 @@ var allowedRows = []allowedRow{
 	{"REINDEX SYSTEM", "REINDEX SYSTEM tsdb", effectRewrite, "pg_class_oid_index", "", [3]allowedOutcome{refused, did, did}},
 	{"REINDEX DATABASE", "REINDEX DATABASE tsdb", effectRewrite, "{o}_pkey", "", [3]allowedOutcome{refused, did, did}},
 	{"LOCK a table of its roles IN ACCESS EXCLUSIVE MODE", "LOCK TABLE {t} IN ACCESS EXCLUSIVE MODE", effectLock, "{t}", "", [3]allowedOutcome{did, did, did}},
+	{"LOCK a table its roles may update IN ACCESS EXCLUSIVE MODE", "LOCK TABLE {g} IN ACCESS EXCLUSIVE MODE", effectLock, "{g}", "", [3]allowedOutcome{did, did, did}},
 	{"LOCK another role's table IN ACCESS EXCLUSIVE MODE", "LOCK TABLE {o} IN ACCESS EXCLUSIVE MODE", effectLock, "{o}", "", [3]allowedOutcome{refused, refused, refused}},
 	{"LOCK a catalog IN ACCESS EXCLUSIVE MODE", "LOCK TABLE pg_class IN ACCESS EXCLUSIVE MODE", effectLock, "pg_class", "", [3]allowedOutcome{refused, refused, refused}},
+	{"SET a setting of its own session", "SET work_mem = '8MB'", effectNone, "", "", [3]allowedOutcome{did, did, did}},
 	{"NOTIFY", "NOTIFY app_channel, 'from a read-only session'", effectNone, "", "", [3]allowedOutcome{did, did, did}},
 	{"pg_logical_emit_message", "SELECT pg_logical_emit_message(false, 'ro', 'from a read-only session')", effectNone, "", "", [3]allowedOutcome{did, did, did}},
 	{"advisory lock", "SELECT pg_advisory_lock(4242)", effectAdvisory, "", "", [3]allowedOutcome{did, did, did}},
 	{"pg_terminate_backend of its own role's session", "SELECT pg_terminate_backend({pid}, 60000)", effectVictimEnd, "", "self", [3]allowedOutcome{did, did, did}},
 	{"pg_terminate_backend of an ordinary login's session", "SELECT pg_terminate_backend({pid}, 60000)", effectVictimEnd, "", "bystander", [3]allowedOutcome{refused, did, did}},
+	{"pg_terminate_backend of another read-only login's session", "SELECT pg_terminate_backend({pid}, 60000)", effectVictimEnd, "", "peer", [3]allowedOutcome{refused, did, did}},
 	{"pg_terminate_backend of tsdbadmin's session", "SELECT pg_terminate_backend({pid}, 60000)", effectVictimEnd, "", AdminUser, [3]allowedOutcome{refused, did, did}},
 	{"pg_terminate_backend of the superuser's session", "SELECT pg_terminate_backend({pid}, 60000)", effectVictimEnd, "", superuser, [3]allowedOutcome{refused, refused, refused}},
+	{"pg_cancel_backend of its own role's session", "SELECT pg_cancel_backend({pid})", effectNone, "", "self", [3]allowedOutcome{did, did, did}},
 	{"pg_cancel_backend of an ordinary login's session", "SELECT pg_cancel_backend({pid})", effectNone, "", "bystander", [3]allowedOutcome{refused, did, did}},
+	{"pg_cancel_backend of the superuser's session", "SELECT pg_cancel_backend({pid})", effectNone, "", superuser, [3]allowedOutcome{refused, refused, refused}},
 }
 
 // allowedSession is a read-only path with its login and PostgreSQL's own read-only transaction of
@@ -108,15 +114,17 @@ func TestReadOnlyStillAllowed(t *testing.T) {
 		"CREATE ROLE other NOLOGIN", "GRANT CREATE ON SCHEMA public TO other", "GRANT other TO tsdbadmin",
 		"CREATE ROLE reader LOGIN PASSWORD 'r' IN ROLE app", "ALTER ROLE reader SET " + ReadOnlyRoleSetting + " = true",
 		"CREATE ROLE writer LOGIN PASSWORD 'w' IN ROLE app", "CREATE ROLE bystander LOGIN PASSWORD 'b'",
+		"CREATE ROLE peer LOGIN PASSWORD 'p'", "ALTER ROLE peer SET " + ReadOnlyRoleSetting + " = true",
 		"SELECT timescale_functions.create_bare_readonly_role('analyst', 'a')", "SELECT timescale_functions.grant_tsdbadmin_to_role('analyst')"} {
 		mustExec(t, admin, s)
 	}
 	for _, key := range []string{"reader", "analyst", "option"} {
-		for _, owner := range []string{"app", "other"} {
-			mustExec(t, admin, "SET ROLE "+owner)
-			mustExec(t, admin, fmt.Sprintf("CREATE TABLE %s_%s (id int PRIMARY KEY, v text); INSERT INTO %s_%s VALUES (1, 'one')", owner, key, owner, key))
+		for _, table := range [][2]string{{"app", "app"}, {"other", "other"}, {"other", "granted"}} {
+			mustExec(t, admin, "SET ROLE "+table[0])
+			mustExec(t, admin, fmt.Sprintf("CREATE TABLE %[1]s_%[2]s (id int PRIMARY KEY, v text); INSERT INTO %[1]s_%[2]s VALUES (1, 'one')", table[1], key))
 			mustExec(t, admin, "RESET ROLE")
 		}
+		mustExec(t, admin, "SET ROLE other; GRANT SELECT, UPDATE ON granted_"+key+" TO app; RESET ROLE")
 	}
 	mustExec(t, admin, "REVOKE other FROM tsdbadmin")
 	as := func(user, password, options string) func() (*pgx.Conn, error) {
@@ -176,8 +184,8 @@ func tryAllowed(t *testing.T, in *Instance, admin *pgx.Conn, s allowedSession, r
 	if reference {
 		open, user, password = s.reference, s.refUser, s.refPW
 	}
-	sql := strings.NewReplacer("{t}", "app_"+s.key, "{o}", "other_"+s.key).Replace(row.sql)
-	rel := strings.NewReplacer("{t}", "app_"+s.key, "{o}", "other_"+s.key).Replace(row.rel)
+	tables := strings.NewReplacer("{t}", "app_"+s.key, "{o}", "other_"+s.key, "{g}", "granted_"+s.key)
+	sql, rel := tables.Replace(row.sql), tables.Replace(row.rel)
 	var victim interface{ Ping(context.Context) error }
 	if row.victim != "" {
 		c := victimOf(t, in, row.victim, user, password)
@@ -231,7 +239,7 @@ func relationState(t *testing.T, admin *pgx.Conn, effect effectKind, rel string)
 }
 
 // victimOf is a session for pg_terminate_backend: of the login user (self), of the bystander, of
-// tsdbadmin, or of the superuser (on the socket).
+// peer, of tsdbadmin, or of the superuser (on the socket).
 func victimOf(t *testing.T, in *Instance, who, user, password string) *pgx.Conn {
 	t.Helper()
 	var c *pgx.Conn
@@ -241,6 +249,8 @@ func victimOf(t *testing.T, in *Instance, who, user, password string) *pgx.Conn 
 		c, err = loginAsUser(t.Context(), in, user, password)
 	case "bystander":
 		c, err = loginAsUser(t.Context(), in, "bystander", "b")
+	case "peer":
+		c, err = loginAsUser(t.Context(), in, "peer", "p")
 	case AdminUser:
 		c, err = loginAsUser(t.Context(), in, AdminUser, "admin-pw")
 	case superuser:

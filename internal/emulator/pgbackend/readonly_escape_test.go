@@ -85,67 +85,8 @@ func TestReadOnlyEscapes(t *testing.T) {
 			}})
 		}
 	}
-	// Each attempt runs on a fresh session: a list of statements, the last of which must be
-	// refused as in a read-only transaction, SQLSTATE 25006, or with the SQLSTATE named in also
-	// (the ones before may succeed: they are the escape's preparation).
-	attempts := []struct {
-		name  string
-		stmts []string
-		also  string
-	}{
-		{"INSERT", []string{"INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"UPDATE", []string{"UPDATE things SET v = 'x'"}, ""},
-		{"DELETE", []string{"DELETE FROM things"}, ""},
-		{"TRUNCATE", []string{"TRUNCATE things"}, ""},
-		{"DO block", []string{"DO $$ BEGIN INSERT INTO things (v) VALUES ('x'); END $$"}, ""},
-		{"SET read_only_connection off", []string{"SET " + ReadOnlyOption + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET read_only_connection off, CREATE DATABASE", []string{"SET " + ReadOnlyOption + " = off", "CREATE DATABASE escaped"}, ""},
-		{"SET read_only_connection off, SET ROLE tsdbadmin, CREATE ROLE LOGIN", []string{"SET " + ReadOnlyOption + " = off", "SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
-		{"set_config read_only_connection", []string{"SELECT set_config('" + ReadOnlyOption + "', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET read_only_role off", []string{"SET " + ReadOnlyRoleSetting + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"RESET ALL", []string{"RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"DISCARD ALL", []string{"DISCARD ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET default_transaction_read_only off", []string{"SET default_transaction_read_only = off"}, ""},
-		{"set_config default_transaction_read_only", []string{"SELECT set_config('default_transaction_read_only', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET SESSION CHARACTERISTICS READ WRITE", []string{"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"}, ""},
-		{"BEGIN READ WRITE", []string{"BEGIN READ WRITE"}, ""},
-		{"START TRANSACTION READ WRITE", []string{"START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE"}, ""},
-		{"SET TRANSACTION READ WRITE", []string{"BEGIN", "SET TRANSACTION READ WRITE"}, ""},
-		{"SET transaction_read_only off", []string{"BEGIN", "SET LOCAL transaction_read_only = off"}, ""},
-		// "transaction read-write mode must be set before any query" (25001): the session's
-		// first statement made the transaction read-only.
-		{"set_config transaction_read_only", []string{"BEGIN", "SELECT set_config('transaction_read_only', 'off', true)"}, "25001"},
-		{"SET ROLE tsdbadmin, CREATE ROLE", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
-		{"SET ROLE tsdbadmin, CREATE DATABASE", []string{"SET ROLE tsdbadmin", "CREATE DATABASE escaped"}, ""},
-		{"SET ROLE tsdbadmin, INSERT", []string{"SET ROLE tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET ROLE tsdbadmin, GRANT tsdbadmin to a new login", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'", "GRANT tsdbadmin TO escaped"}, ""},
-		{"SET ROLE tsdbadmin, GRANT tsdbadmin to a login", []string{"SET ROLE tsdbadmin", "GRANT tsdbadmin TO fresh"}, ""},
-		{"SET ROLE app, INSERT", []string{"SET ROLE app", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"CREATE ROLE", []string{"CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
-		{"CREATE DATABASE", []string{"CREATE DATABASE escaped"}, ""},
-		{"GRANT tsdbadmin", []string{"GRANT tsdbadmin TO app"}, ""},
-		{"GRANT app", []string{"GRANT app TO analyst"}, ""},
-		{"GRANT on a table", []string{"GRANT INSERT ON things TO PUBLIC"}, ""},
-		{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"ALTER ROLE another login", []string{"ALTER ROLE fresh PASSWORD 'g'"}, ""},
-		{"ALTER DATABASE SET", []string{"ALTER DATABASE tsdb SET work_mem = '8MB'"}, ""},
-		{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
-		{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
-		{"SECURITY DEFINER function", []string{"SELECT app_write()"}, ""},
-		{"procedure: COMMIT, then INSERT", []string{"CALL app_commit_write()"}, ""},
-		{"procedure: COMMIT, then nextval in an expression", []string{"CALL app_commit_nextval()"}, ""},
-		// Only tsdbadmin (and its members) may run the vendor's function (42501 for others).
-		{"vendor's create_bare_readonly_role", []string{"SELECT timescale_functions.create_bare_readonly_role('escaped', 'e')"}, "42501"},
-		{"large object lo_create", []string{"SELECT lo_create(0)"}, ""},
-		{"large object lo_from_bytea", []string{"SELECT lo_from_bytea(0, 'x')"}, ""},
-		{"nextval", []string{"SELECT nextval('things_id_seq')"}, ""},
-		{"setval", []string{"SELECT setval('things_id_seq', 1000)"}, ""},
-		{"session_replication_role", []string{"SET session_replication_role = replica", "INSERT INTO things (v) VALUES ('x')"}, ""},
-	}
 	for si, s := range sessions {
-		for ai, a := range attempts {
+		for ai, a := range readOnlyAttempts {
 			t.Run(s.name+"/"+a.name, func(t *testing.T) {
 				conn, err := s.open()
 				if err != nil {
@@ -260,6 +201,69 @@ func TestReadOnlyEscapes(t *testing.T) {
 	if _, err := rw.Exec(ctx, "SET "+ReadOnlyOption+" = on"); err == nil {
 		t.Error("SET " + ReadOnlyOption + " was accepted after the connection started")
 	}
+}
+
+// readOnlyAttempt is a way out of a read-only session: a list of statements, the last of which
+// must be refused as in a read-only transaction, SQLSTATE 25006, or with the SQLSTATE named in also
+// (the ones before may succeed: they are the escape's preparation). Each runs on a fresh session.
+type readOnlyAttempt struct {
+	name  string
+	stmts []string
+	also  string
+}
+
+// readOnlyAttempts are the ways out TestReadOnlyEscapes tries on every kind of read-only session.
+var readOnlyAttempts = []readOnlyAttempt{
+	{"INSERT", []string{"INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"UPDATE", []string{"UPDATE things SET v = 'x'"}, ""},
+	{"DELETE", []string{"DELETE FROM things"}, ""},
+	{"TRUNCATE", []string{"TRUNCATE things"}, ""},
+	{"DO block", []string{"DO $$ BEGIN INSERT INTO things (v) VALUES ('x'); END $$"}, ""},
+	{"SET read_only_connection off", []string{"SET " + ReadOnlyOption + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET read_only_connection off, CREATE DATABASE", []string{"SET " + ReadOnlyOption + " = off", "CREATE DATABASE escaped"}, ""},
+	{"SET read_only_connection off, SET ROLE tsdbadmin, CREATE ROLE LOGIN", []string{"SET " + ReadOnlyOption + " = off", "SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+	{"set_config read_only_connection", []string{"SELECT set_config('" + ReadOnlyOption + "', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET read_only_role off", []string{"SET " + ReadOnlyRoleSetting + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"RESET ALL", []string{"RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"DISCARD ALL", []string{"DISCARD ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET default_transaction_read_only off", []string{"SET default_transaction_read_only = off"}, ""},
+	{"set_config default_transaction_read_only", []string{"SELECT set_config('default_transaction_read_only', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET SESSION CHARACTERISTICS READ WRITE", []string{"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"}, ""},
+	{"BEGIN READ WRITE", []string{"BEGIN READ WRITE"}, ""},
+	{"START TRANSACTION READ WRITE", []string{"START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE"}, ""},
+	{"SET TRANSACTION READ WRITE", []string{"BEGIN", "SET TRANSACTION READ WRITE"}, ""},
+	{"SET transaction_read_only off", []string{"BEGIN", "SET LOCAL transaction_read_only = off"}, ""},
+	// "transaction read-write mode must be set before any query" (25001): the session's
+	// first statement made the transaction read-only.
+	{"set_config transaction_read_only", []string{"BEGIN", "SELECT set_config('transaction_read_only', 'off', true)"}, "25001"},
+	{"SET ROLE tsdbadmin, CREATE ROLE", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+	{"SET ROLE tsdbadmin, CREATE DATABASE", []string{"SET ROLE tsdbadmin", "CREATE DATABASE escaped"}, ""},
+	{"SET ROLE tsdbadmin, INSERT", []string{"SET ROLE tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET ROLE tsdbadmin, GRANT tsdbadmin to a new login", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'", "GRANT tsdbadmin TO escaped"}, ""},
+	{"SET ROLE tsdbadmin, GRANT tsdbadmin to a login", []string{"SET ROLE tsdbadmin", "GRANT tsdbadmin TO fresh"}, ""},
+	{"SET ROLE app, INSERT", []string{"SET ROLE app", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"CREATE ROLE", []string{"CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+	{"CREATE DATABASE", []string{"CREATE DATABASE escaped"}, ""},
+	{"GRANT tsdbadmin", []string{"GRANT tsdbadmin TO app"}, ""},
+	{"GRANT app", []string{"GRANT app TO analyst"}, ""},
+	{"GRANT on a table", []string{"GRANT INSERT ON things TO PUBLIC"}, ""},
+	{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"ALTER ROLE another login", []string{"ALTER ROLE fresh PASSWORD 'g'"}, ""},
+	{"ALTER DATABASE SET", []string{"ALTER DATABASE tsdb SET work_mem = '8MB'"}, ""},
+	{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
+	{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
+	{"SECURITY DEFINER function", []string{"SELECT app_write()"}, ""},
+	{"procedure: COMMIT, then INSERT", []string{"CALL app_commit_write()"}, ""},
+	{"procedure: COMMIT, then nextval in an expression", []string{"CALL app_commit_nextval()"}, ""},
+	// Only tsdbadmin (and its members) may run the vendor's function (42501 for others).
+	{"vendor's create_bare_readonly_role", []string{"SELECT timescale_functions.create_bare_readonly_role('escaped', 'e')"}, "42501"},
+	{"large object lo_create", []string{"SELECT lo_create(0)"}, ""},
+	{"large object lo_from_bytea", []string{"SELECT lo_from_bytea(0, 'x')"}, ""},
+	{"nextval", []string{"SELECT nextval('things_id_seq')"}, ""},
+	{"setval", []string{"SELECT setval('things_id_seq', 1000)"}, ""},
+	{"session_replication_role", []string{"SET session_replication_role = replica", "INSERT INTO things (v) VALUES ('x')"}, ""},
 }
 
 // mustLogin logs in as user to tsdb.
