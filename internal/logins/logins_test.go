@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"maps"
 	"math/big"
 	"net"
 	"net/url"
@@ -195,8 +196,9 @@ func sqlState(err error) string {
 }
 
 // TestDropLeftovers: logins made with a key carry the marker; DropLeftovers drops those of the key
-// that keep does not claim (also a read-only member of tsdbadmin), and leaves those of another key,
-// those kept, the target's own and roles without the marker.
+// that keep does not claim (also a read-only member of tsdbadmin, and one whose VALID UNTIL has
+// passed, found as expired), and leaves those of another key, those kept, the target's own and roles
+// without the marker.
 func TestDropLeftovers(t *testing.T) {
 	ctx := t.Context()
 	m, err := pgbackend.Start(ctx, pgbackend.Options{})
@@ -229,31 +231,39 @@ func TestDropLeftovers(t *testing.T) {
 	other := made(Spec{TTL: time.Hour, Key: "bbbb"})
 	unmarked := made(Spec{TTL: time.Hour})
 	self := made(Spec{TTL: time.Hour, Key: "aaaa"})
-
-	found, err := self.DropLeftovers(ctx, "aaaa", func(login string) bool { return login == kept.Login })
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, l := range found {
-		if l.Err != nil {
-			t.Errorf("%s: %v", l.Login, l.Err)
-		}
-		got[l.Login] = l.Expires
-	}
-	want := map[string]string{left.Login: left.Expires.UTC().Format(time.RFC3339), leftReader.Login: leftReader.Expires.UTC().Format(time.RFC3339)}
-	if len(got) != len(want) || got[left.Login] != want[left.Login] || got[leftReader.Login] != want[leftReader.Login] {
-		t.Errorf("found %v, want %v", got, want)
-	}
+	expired := made(Spec{TTL: time.Hour, Key: "aaaa"})
 	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	if _, err := admin.Exec(ctx, "ALTER ROLE "+expired.Login+" VALID UNTIL '2000-01-01 00:00:00+00'"); err != nil {
+		t.Fatal(err)
+	}
+
+	found, err := self.DropLeftovers(ctx, "aaaa", func(login string) bool { return login == kept.Login })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Leftover{}
+	for _, l := range found {
+		if l.Err != nil {
+			t.Errorf("%s: %v", l.Login, l.Err)
+		}
+		got[l.Login] = l
+	}
+	want := map[string]Leftover{
+		left.Login:       {Login: left.Login, Expires: left.Expires.UTC().Format(time.RFC3339)},
+		leftReader.Login: {Login: leftReader.Login, Expires: leftReader.Expires.UTC().Format(time.RFC3339)},
+		expired.Login:    {Login: expired.Login, Expires: expired.Expires.UTC().Format(time.RFC3339), Expired: true},
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("found %+v, want %+v", got, want)
+	}
 	for _, c := range []struct {
 		tg   *Target
 		want bool
-	}{{left, false}, {leftReader, false}, {kept, true}, {other, true}, {unmarked, true}, {self, true}} {
+	}{{left, false}, {leftReader, false}, {expired, false}, {kept, true}, {other, true}, {unmarked, true}, {self, true}} {
 		var exists bool
 		if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", c.tg.Login).Scan(&exists); err != nil {
 			t.Fatal(err)
