@@ -414,8 +414,8 @@ func (g *guideRun) destroyPaused(t *testing.T, env []string, srv *emulator.Serve
 // already while planning (25006); an ordinary login, a member of the application role, can neither
 // make a role nor drop the grant tsdbadmin made (42501); a login that cannot be made while planning
 // (here: with the new password, while planning a rotation) has null values, and that provider then
-// logs in as its default user, postgres. The page's previous_admin_password wiring makes the login
-// in a rotation's plan, as for tsdbadmin.
+// logs in as its default user, postgres, which the service refuses. The page's
+// previous_admin_password wiring makes the login in a rotation's plan, as for tsdbadmin.
 func TestAccCredentialsPagePostgreSQLProviderWithLogins(t *testing.T) {
 	skipUnlessAcc(t)
 	t.Parallel()
@@ -460,7 +460,8 @@ func TestAccCredentialsPagePostgreSQLProviderWithLogins(t *testing.T) {
 	g.edit("  service_id     = dbcloud_service.app.id\n  admin_password = local.admin_password_now\n  member_of      = [\"app\"]",
 		"  service_id     = dbcloud_service.app.id\n  admin_password = var.admin_password\n  member_of      = [\"app\"]")
 	fails("a rotation's plan, the login with the new password", rotating,
-		[]string{"No login made on service", `password authentication failed for user "postgres"`}, "plan")
+		// The emulator's pg_hba refuses its superuser over TCP (28000), whatever the password.
+		[]string{"No login made on service", `pg_hba.conf rejects connection for host "127.0.0.1", user "postgres"`}, "plan")
 }
 
 // TestAccConnectingPagePostgreSQLProviderEndpoints proves what the connecting guide says of the
