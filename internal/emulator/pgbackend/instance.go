@@ -207,6 +207,9 @@ func (in *Instance) connectLocal(ctx context.Context, database string) (*pgx.Con
 	cfg.User = superuser
 	cfg.Password = in.superuserPassword()
 	cfg.Database = database
+	// What the emulator runs (a new superuser password among it) is not in pg_stat_activity, which
+	// tsdbadmin reads (pg_read_all_stats).
+	cfg.RuntimeParams["track_activities"] = "off"
 	cfg.Fallbacks = nil
 	cfg.TLSConfig = nil
 	cfg.ConnectTimeout = 5 * time.Second

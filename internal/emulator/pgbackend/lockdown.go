@@ -49,7 +49,8 @@ import (
 // Manager's memory: a copy of the template or a fork gets its own at once, an instance whose data
 // were kept gets a new one in single-user mode before it starts, a hot standby has its primary's),
 // so that nothing that reaches a socket, even a program run by a server, is a superuser of a
-// service. Other roles log in on the socket without a password (PgBouncer, which holds no password
+// service. Its sessions run with track_activities off: what they run (a new password among it) is
+// not in pg_stat_activity, which tsdbadmin reads. Other roles log in on the socket without a password (PgBouncer, which holds no password
 // for them, reaches its instance there); over TCP every role needs TLS and its password, and
 // neither the superuser nor the pooler's auth role may log in. The rules are one file of the
 // Manager (hba_file), so instances kept from an older emulator follow them too; their memberships in

@@ -352,3 +352,20 @@ func TestLockdownOnKeptData(t *testing.T) {
 		return reader.QueryRow(ctx, "SELECT count(*) FROM kept").Scan(&n) == nil && n == 1
 	})
 }
+
+// TestSuperuserStatementsUnseen: what the emulator runs as the superuser (a new superuser password,
+// for one) is not in pg_stat_activity, which tsdbadmin reads (pg_read_all_stats): not while it
+// runs, nor as the last statement of an idle session.
+func TestSuperuserStatementsUnseen(t *testing.T) {
+	m := manager(t)
+	_, in, admin := adminInstance(t, m)
+	c, err := in.connectLocal(t.Context(), Database)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close(context.WithoutCancel(t.Context())) }()
+	mustExec(t, c, "SELECT 'superuser-statement-marker'")
+	if n := queryString(t, admin, `SELECT count(*)::text FROM pg_stat_activity WHERE usename = 'postgres' AND query LIKE '%superuser-statement-marker%'`); n != "0" {
+		t.Errorf("tsdbadmin sees the superuser's statement in pg_stat_activity (%s sessions)", n)
+	}
+}
