@@ -139,6 +139,10 @@ func (t *Target) connectAdmin(ctx context.Context) (*pgx.Conn, error) {
 	cfg.TLSConfig = t.TLS
 	cfg.Fallbacks = nil
 	cfg.RuntimeParams["application_name"] = "terraform-provider-dbcloud"
+	// The system's functions and operators only: a role that may create in a schema of the search
+	// path (public, for an application role) could otherwise plant one that matches a call of ours
+	// better, and it would run as tsdbadmin.
+	cfg.RuntimeParams["search_path"] = "pg_catalog"
 	dial := t.Dial
 	if dial == nil {
 		dial = pgx.ConnectConfig

@@ -9,6 +9,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"maps"
 	"math/big"
 	"net"
@@ -271,5 +272,70 @@ func TestDropLeftovers(t *testing.T) {
 		if exists != c.want {
 			t.Errorf("%s: exists %v, want %v", c.tg.Login, exists, c.want)
 		}
+	}
+}
+
+// TestAdminCallsOnlySystemFunctions: an ordinary login that may create in schema public (as the
+// connecting guide's application role may) plants functions there that match the calls of the
+// provider's admin session (make, drop, look for leftovers) better than the system's; none of them
+// runs as tsdbadmin: the login does not become a member of tsdbadmin.
+func TestAdminCallsOnlySystemFunctions(t *testing.T) {
+	ctx := t.Context()
+	m, err := pgbackend.Start(ctx, pgbackend.Options{})
+	if err != nil {
+		t.Fatalf("starting PostgreSQL (needs its server binaries): %v", err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	in, _, err := m.Create(ctx, "logins0003", pgbackend.CreateOptions{Password: "admin-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	for _, s := range []string{"CREATE ROLE app NOLOGIN", "GRANT USAGE, CREATE ON SCHEMA public TO app", "CREATE ROLE planter LOGIN PASSWORD 'p' IN ROLE app"} {
+		if _, err := admin.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	planter, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), "planter", "p", Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = planter.Close(context.WithoutCancel(ctx)) }()
+	// Each takes text where the system's function takes name or another type, and a literal of the
+	// caller (unknown) prefers text; run by tsdbadmin, each would make planter a member of it.
+	grab := `BEGIN EXECUTE 'GRANT tsdbadmin TO planter'; RETURN %s; END`
+	for _, f := range []string{
+		"public.shobj_description(o oid, c text) RETURNS text LANGUAGE plpgsql AS $f$ " + fmt.Sprintf(grab, "pg_catalog.shobj_description(o, c::name)") + " $f$",
+		"public.date_trunc(f text, v timestamptz, z text) RETURNS timestamptz LANGUAGE plpgsql AS $f$ " + fmt.Sprintf(grab, "pg_catalog.date_trunc(f, v, z)") + " $f$",
+		"public.make_interval(secs text) RETURNS interval LANGUAGE plpgsql AS $f$ " + fmt.Sprintf(grab, "pg_catalog.make_interval(secs => secs::float8)") + " $f$",
+	} {
+		if _, err := planter.Exec(ctx, "SET ROLE app; CREATE FUNCTION "+f+"; RESET ROLE"); err != nil {
+			t.Fatalf("planting %s: %v", f, err)
+		}
+	}
+	tg, err := NewTarget(in.Host(), in.Port(), "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.AdminPassword = "admin-pw"
+	if err := tg.NewLogin(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Create(ctx, Spec{TTL: time.Minute, MemberOf: []string{"app"}, Key: "cccc"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.DropLeftovers(ctx, "cccc", func(string) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var member bool
+	if err := admin.QueryRow(ctx, "SELECT pg_has_role('planter', 'tsdbadmin', 'MEMBER')").Scan(&member); err != nil || member {
+		t.Errorf("planter is a member of tsdbadmin after the admin session's calls (%v): it ran planter's function", err)
 	}
 }

@@ -208,8 +208,11 @@ func (in *Instance) connectLocal(ctx context.Context, database string) (*pgx.Con
 	cfg.Password = in.superuserPassword()
 	cfg.Database = database
 	// What the emulator runs (a new superuser password among it) is not in pg_stat_activity, which
-	// tsdbadmin reads (pg_read_all_stats).
+	// tsdbadmin reads (pg_read_all_stats); and it calls no function or operator of a schema that
+	// tsdbadmin may write (it owns public): pg_catalog only, so that the names it uses are the
+	// system's (lockdown.go).
 	cfg.RuntimeParams["track_activities"] = "off"
+	cfg.RuntimeParams["search_path"] = "pg_catalog"
 	cfg.Fallbacks = nil
 	cfg.TLSConfig = nil
 	cfg.ConnectTimeout = 5 * time.Second
@@ -381,7 +384,7 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 			switch {
 			case !a.on:
 			case m.exts[a.ext]:
-				stmts = append(stmts, "CREATE EXTENSION IF NOT EXISTS "+a.ext)
+				stmts = append(stmts, "CREATE EXTENSION IF NOT EXISTS "+a.ext+" SCHEMA public")
 			default:
 				notes = append(notes, a.note)
 			}

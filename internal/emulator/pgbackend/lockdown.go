@@ -50,7 +50,9 @@ import (
 // were kept gets a new one in single-user mode before it starts, a hot standby has its primary's),
 // so that nothing that reaches a socket, even a program run by a server, is a superuser of a
 // service. Its sessions run with track_activities off: what they run (a new password among it) is
-// not in pg_stat_activity, which tsdbadmin reads. Other roles log in on the socket without a password (PgBouncer, which holds no password
+// not in pg_stat_activity, which tsdbadmin reads; and with search_path pg_catalog: tsdbadmin owns
+// schema public, and a function or operator of its own there that matched a call of the emulator's
+// better than the system's would run as the superuser. Other roles log in on the socket without a password (PgBouncer, which holds no password
 // for them, reaches its instance there); over TCP every role needs TLS and its password, and
 // neither the superuser nor the pooler's auth role may log in. The rules are one file of the
 // Manager (hba_file), so instances kept from an older emulator follow them too; their memberships in

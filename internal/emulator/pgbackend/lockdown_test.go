@@ -284,7 +284,8 @@ func noSuperuserLogin(t *testing.T, in *Instance) {
 // connection, a superuser without a password, and memberships tsdbadmin could give (itself
 // pg_execute_server_program, app pg_read_all_data, pg_read_all_stats pg_write_server_files). Once
 // restarted the memberships are gone, the superuser needs the instance's new password, COPY ...
-// PROGRAM is refused, and its hot standby, kept too, streams from it again.
+// PROGRAM is refused, a function tsdbadmin left for the upgrade to call is not called, and its hot
+// standby, kept too, streams from it again.
 func TestLockdownOnKeptData(t *testing.T) {
 	ctx := t.Context()
 	dataDir := filepath.Join(t.TempDir(), "pgdata")
@@ -310,6 +311,10 @@ func TestLockdownOnKeptData(t *testing.T) {
 	admin := mustConnect(t, in.Host(), in.Port(), "pw")
 	mustExec(t, admin, "CREATE ROLE app NOLOGIN")
 	mustExec(t, admin, "CREATE TABLE kept (v text)")
+	// A trap for the superuser's upgrade: a function of tsdbadmin's schema public that matches the
+	// upgrade's format() call better than pg_catalog's, and would make tsdbadmin a superuser.
+	mustExec(t, admin, `CREATE FUNCTION public.format(f text, a name, b name) RETURNS text LANGUAGE sql
+		AS $$ SELECT 'ALTER ROLE tsdbadmin SUPERUSER' $$`)
 	_ = admin.Close(ctx)
 	for _, name := range []string{rid, id} {
 		if err := m.Stop(name); err != nil {
@@ -340,6 +345,9 @@ func TestLockdownOnKeptData(t *testing.T) {
 		if queryBool(t, admin, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE oid >= 16384 AND NOT rolsuper AND pg_has_role(oid, $1, 'MEMBER'))`, f) {
 			t.Errorf("a role of the kept instance is still a member of %s", f)
 		}
+	}
+	if queryBool(t, admin, "SELECT rolsuper FROM pg_roles WHERE rolname = 'tsdbadmin'") {
+		t.Error("the upgrade ran tsdbadmin's function as the superuser: tsdbadmin is a superuser")
 	}
 	if _, err := admin.Exec(ctx, "COPY (SELECT 1) TO PROGRAM 'true'"); sqlState(err) != "42501" {
 		t.Errorf("COPY ... TO PROGRAM on the kept instance: %v, want refused (42501)", err)
