@@ -351,7 +351,9 @@ func (g *guideRun) pauseResume(t *testing.T, env []string, client *api.Client, e
 	empty("a plan while paused, as the page says", env, cmds[0][1:]...) // plan -detailed-exitcode and the page's flags
 	g.edit("paused              = true", "paused              = false")
 	refused("a plain apply that resumes", "apply", "-auto-approve")
-	g.mustAnswer("resumed as the page says", env, "yes", cmds[1]...)
+	if o := g.mustAnswer("resumed as the page says", env, "yes", cmds[1]...); !strings.Contains(o, "Applied changes may be incomplete") {
+		t.Errorf("the targeted apply did not warn that it was targeted (else the page says too much):\n%s", tail(o, 20))
+	}
 	empty("resumed", env)
 	check("resumed", strings.TrimPrefix(env[0], "TF_VAR_admin_password="))
 
@@ -382,11 +384,16 @@ func (g *guideRun) pauseResume(t *testing.T, env []string, client *api.Client, e
 	check("resumed after a pause through the API", strings.TrimPrefix(env[0], "TF_VAR_admin_password="))
 }
 
-// destroyPaused destroys the paused service as the page says: destroy -refresh=false fails only
-// partly (the migration's terraform_data is gone, the rest is kept), then the page's two commands
-// resume the service and destroy it, the destroy answered "no" (nothing changes) and then "yes".
+// destroyPaused destroys the paused service as the page says: a plain destroy fails in the
+// PostgreSQL provider's refresh and changes nothing; destroy -refresh=false fails only partly (the
+// migration's terraform_data is gone, the rest is kept); then the page's two commands, each answered
+// "no" first (nothing changes), then "yes", resume the service and destroy it.
 func (g *guideRun) destroyPaused(t *testing.T, env []string, srv *emulator.Server) {
 	t.Helper()
+	before := g.w.stateAddresses()
+	if o, err := g.tf(env, "destroy", "-auto-approve"); err == nil || !strings.Contains(o, "connection refused") || !maps.Equal(before, g.w.stateAddresses()) {
+		t.Errorf("a plain destroy while paused: %v, want it to fail in the PostgreSQL provider's refresh, changing nothing (else the page says too much):\n%s", err, tail(o, 20))
+	}
 	if _, err := g.tf(env, "destroy", "-auto-approve", "-refresh=false"); err == nil {
 		t.Fatal("destroy -refresh=false while paused succeeded (else the page says too much)")
 	}
@@ -396,12 +403,18 @@ func (g *guideRun) destroyPaused(t *testing.T, env []string, srv *emulator.Serve
 	}
 	cmds := pageCommands(t, pausedPage)[1] // apply -target=dbcloud_service.app; destroy
 	g.edit("paused              = true", "paused              = false")
-	g.mustAnswer("resumed, before the destroy", env, "yes", cmds[0]...)
-	before := g.w.stateAddresses()
-	o, _ := g.answer(env, "no", cmds[1]...)
-	if after := g.w.stateAddresses(); !maps.Equal(before, after) || len(emulatorObjects(srv)) == 0 {
-		t.Fatalf("the destroy answered no changed the state (%v, now %v) or deleted the service:\n%s", before, after, tail(o, 30))
+	unchanged := func(what string, reply string, args []string, wantStatus api.ServiceStatus) {
+		t.Helper()
+		before := g.w.stateAddresses()
+		o, _ := g.answer(env, reply, args...)
+		svc, err := testClient(t, srv).GetService(t.Context(), before["dbcloud_service.app"])
+		if after := g.w.stateAddresses(); !maps.Equal(before, after) || err != nil || svc.Status == nil || *svc.Status != wantStatus {
+			t.Fatalf("%s answered no changed the state (%v, now %v) or the service (%v, %v):\n%s", what, before, after, svc, err, tail(o, 30))
+		}
 	}
+	unchanged("the resume", "no", cmds[0], api.PAUSED)
+	g.mustAnswer("resumed, before the destroy", env, "yes", cmds[0]...)
+	unchanged("the destroy", "no", cmds[1], api.READY)
 	g.mustAnswer("the destroy answered yes", env, "yes", cmds[1]...)
 	if ids := g.w.stateIDs(); len(ids) != 0 {
 		t.Errorf("left in state after the destroy: %v", ids)
