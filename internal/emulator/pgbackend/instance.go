@@ -373,7 +373,7 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 	stmts := []string{"ALTER ROLE " + AdminUser + " PASSWORD " + pw}
 	var notes []string
 	var superPW string
-	if fresh { // the template's superuser password: one of its own
+	if fresh { // a copy of the template has the template's superuser password: one of its own
 		var stmt string
 		stmt, superPW = newSuperuserPassword()
 		stmts = append(stmts, stmt)
@@ -495,8 +495,9 @@ func (m *Manager) Fork(ctx context.Context, src, name, password string) (in *Ins
 }
 
 // Replica starts the instance name as a hot standby of the running instance primary, streaming
-// from it (pg_basebackup -R). Its roles and passwords are the primary's, the superuser's too. When the data directory
-// of that name exists (kept by Options.DataDir), that standby starts again and catches up.
+// from it (pg_basebackup -R). Its roles and passwords are the primary's, the superuser's too. When
+// the data directory of that name exists (kept by Options.DataDir), that standby starts again and
+// catches up.
 func (m *Manager) Replica(ctx context.Context, primary, name string) (in *Instance, err error) {
 	p, err := m.instance(primary)
 	if err != nil {

@@ -105,13 +105,14 @@ type Manager struct {
 	certFile  string
 	keyFile   string
 	template  string
-	// templatePW is the template's superuser password (each instance gets its own: lockdown.go).
-	templatePW string
-	hbaFile    string          // the pg_hba.conf of every instance (lockdown.go)
-	extension  string          // the read-only extension's shared library (see extension.go)
-	exts       map[string]bool // installed extensions of interest (timescaledb, vector)
-	logf       func(format string, args ...any)
-	startup    time.Duration
+	extension string          // the read-only extension's shared library (see extension.go)
+	exts      map[string]bool // installed extensions of interest (timescaledb, vector)
+	logf      func(format string, args ...any)
+	startup   time.Duration
+
+	// The lockdown (lockdown.go): the template's superuser password (each instance gets its own),
+	// and the pg_hba.conf of every instance.
+	templatePW, hbaFile string
 
 	cleaner *os.File // write end of the cleaner's stdin (see startCleaner)
 
