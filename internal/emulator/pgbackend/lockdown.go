@@ -49,14 +49,22 @@ import (
 // Manager's memory: a copy of the template or a fork gets its own at once, an instance whose data
 // were kept gets a new one in single-user mode before it starts, a hot standby has its primary's),
 // so that nothing that reaches a socket, even a program run by a server, is a superuser of a
-// service. Its sessions run with track_activities off: what they run (a new password among it) is
-// not in pg_stat_activity, which tsdbadmin reads; and with search_path pg_catalog: tsdbadmin owns
-// schema public, and a function or operator of its own there that matched a call of the emulator's
-// better than the system's would run as the superuser. Other roles log in on the socket without a password (PgBouncer, which holds no password
-// for them, reaches its instance there); over TCP every role needs TLS and its password, and
-// neither the superuser nor the pooler's auth role may log in. The rules are one file of the
-// Manager (hba_file), so instances kept from an older emulator follow them too; their memberships in
-// predefined roles are revoked when they start (lockdownUpgrade).
+// service. Its sessions run with track_activities off (what they run, a new password among it, is
+// not in pg_stat_activity, which tsdbadmin reads) and with search_path pg_catalog (tsdbadmin owns
+// schema public: a function or operator of its own there that matched a call of the emulator's
+// better than the system's would run as the superuser). Other roles log in on the socket without a
+// password (PgBouncer, which holds no password for them, reaches its instance there); over TCP
+// every role needs TLS and its password, and neither the superuser nor the pooler's auth role may
+// log in. The rules are one file of the Manager (hba_file), so instances kept from an older
+// emulator follow them too; their memberships in predefined roles are revoked when they start
+// (lockdownUpgrade).
+//
+// Why these, of the ways to close the hole: the membership rule in the extension closes it where it
+// opens (the grant), for every way a statement can be reached, and leaves tsdbadmin every grant of
+// the live service; the COPY check holds should a membership ever slip through; the superuser's
+// password closes what trusting the socket left open to anything that reaches it (peer
+// authentication would not: a program run by the server runs as the same operating-system user as
+// the emulator, unless the emulator runs as root).
 //
 // TestLockdownRoutes runs every route with every preparation tsdbadmin may make, on every path.
 
