@@ -139,6 +139,10 @@ func (t *Target) connectAdmin(ctx context.Context) (*pgx.Conn, error) {
 	cfg.TLSConfig = t.TLS
 	cfg.Fallbacks = nil
 	cfg.RuntimeParams["application_name"] = "terraform-provider-dbcloud"
+	// The system's functions and operators only: a role that may create in a schema of the search
+	// path (public, for an application role) could otherwise plant one that matches a call of ours
+	// better, and it would run as tsdbadmin.
+	cfg.RuntimeParams["search_path"] = "pg_catalog"
 	dial := t.Dial
 	if dial == nil {
 		dial = pgx.ConnectConfig
@@ -313,7 +317,10 @@ func (t *Target) Drop(ctx context.Context) error {
 // Leftover is a login an earlier run left: dropped now, or not (Err says why).
 type Leftover struct {
 	Login, Expires string
-	Err            error
+	// Expired: its VALID UNTIL had passed when it was found (by the service's clock): it had
+	// stopped working already.
+	Expired bool
+	Err     error
 }
 
 // DropLeftovers drops the logins that carry the marker of key (made for the same configuration)
@@ -325,14 +332,15 @@ func (t *Target) DropLeftovers(ctx context.Context, key string, keep func(login 
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.Query(ctx, `SELECT rolname, substring(shobj_description(oid, 'pg_authid') from ' expires=(.*)$')
+	rows, err := conn.Query(ctx, `SELECT rolname, substring(shobj_description(oid, 'pg_authid') from ' expires=(.*)$'),
+		       coalesce(rolvaliduntil <= now(), false)
 		FROM pg_roles WHERE rolname LIKE $1 AND shobj_description(oid, 'pg_authid') LIKE $2 ORDER BY rolname`,
 		strings.ReplaceAll(UserPrefix, "_", `\_`)+"%", markerPrefix+key+" %")
 	var found []Leftover
 	if err == nil {
 		for rows.Next() {
 			var l Leftover
-			if err := rows.Scan(&l.Login, &l.Expires); err == nil && !keep(l.Login) && l.Login != t.Login {
+			if err := rows.Scan(&l.Login, &l.Expires, &l.Expired); err == nil && !keep(l.Login) && l.Login != t.Login {
 				found = append(found, l)
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
+	"maps"
 	"math/big"
 	"net"
 	"net/url"
@@ -195,8 +197,9 @@ func sqlState(err error) string {
 }
 
 // TestDropLeftovers: logins made with a key carry the marker; DropLeftovers drops those of the key
-// that keep does not claim (also a read-only member of tsdbadmin), and leaves those of another key,
-// those kept, the target's own and roles without the marker.
+// that keep does not claim (also a read-only member of tsdbadmin, and one whose VALID UNTIL has
+// passed, found as expired), and leaves those of another key, those kept, the target's own and roles
+// without the marker.
 func TestDropLeftovers(t *testing.T) {
 	ctx := t.Context()
 	m, err := pgbackend.Start(ctx, pgbackend.Options{})
@@ -229,31 +232,39 @@ func TestDropLeftovers(t *testing.T) {
 	other := made(Spec{TTL: time.Hour, Key: "bbbb"})
 	unmarked := made(Spec{TTL: time.Hour})
 	self := made(Spec{TTL: time.Hour, Key: "aaaa"})
-
-	found, err := self.DropLeftovers(ctx, "aaaa", func(login string) bool { return login == kept.Login })
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, l := range found {
-		if l.Err != nil {
-			t.Errorf("%s: %v", l.Login, l.Err)
-		}
-		got[l.Login] = l.Expires
-	}
-	want := map[string]string{left.Login: left.Expires.UTC().Format(time.RFC3339), leftReader.Login: leftReader.Expires.UTC().Format(time.RFC3339)}
-	if len(got) != len(want) || got[left.Login] != want[left.Login] || got[leftReader.Login] != want[leftReader.Login] {
-		t.Errorf("found %v, want %v", got, want)
-	}
+	expired := made(Spec{TTL: time.Hour, Key: "aaaa"})
 	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	if _, err := admin.Exec(ctx, "ALTER ROLE "+expired.Login+" VALID UNTIL '2000-01-01 00:00:00+00'"); err != nil {
+		t.Fatal(err)
+	}
+
+	found, err := self.DropLeftovers(ctx, "aaaa", func(login string) bool { return login == kept.Login })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Leftover{}
+	for _, l := range found {
+		if l.Err != nil {
+			t.Errorf("%s: %v", l.Login, l.Err)
+		}
+		got[l.Login] = l
+	}
+	want := map[string]Leftover{
+		left.Login:       {Login: left.Login, Expires: left.Expires.UTC().Format(time.RFC3339)},
+		leftReader.Login: {Login: leftReader.Login, Expires: leftReader.Expires.UTC().Format(time.RFC3339)},
+		expired.Login:    {Login: expired.Login, Expires: expired.Expires.UTC().Format(time.RFC3339), Expired: true},
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("found %+v, want %+v", got, want)
+	}
 	for _, c := range []struct {
 		tg   *Target
 		want bool
-	}{{left, false}, {leftReader, false}, {kept, true}, {other, true}, {unmarked, true}, {self, true}} {
+	}{{left, false}, {leftReader, false}, {expired, false}, {kept, true}, {other, true}, {unmarked, true}, {self, true}} {
 		var exists bool
 		if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", c.tg.Login).Scan(&exists); err != nil {
 			t.Fatal(err)
@@ -261,5 +272,70 @@ func TestDropLeftovers(t *testing.T) {
 		if exists != c.want {
 			t.Errorf("%s: exists %v, want %v", c.tg.Login, exists, c.want)
 		}
+	}
+}
+
+// TestAdminCallsOnlySystemFunctions: an ordinary login that may create in schema public (as the
+// connecting guide's application role may) plants functions there that match the calls of the
+// provider's admin session (make, drop, look for leftovers) better than the system's; none of them
+// runs as tsdbadmin: the login does not become a member of tsdbadmin.
+func TestAdminCallsOnlySystemFunctions(t *testing.T) {
+	ctx := t.Context()
+	m, err := pgbackend.Start(ctx, pgbackend.Options{})
+	if err != nil {
+		t.Fatalf("starting PostgreSQL (needs its server binaries): %v", err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	in, _, err := m.Create(ctx, "logins0003", pgbackend.CreateOptions{Password: "admin-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	for _, s := range []string{"CREATE ROLE app NOLOGIN", "GRANT USAGE, CREATE ON SCHEMA public TO app", "CREATE ROLE planter LOGIN PASSWORD 'p' IN ROLE app"} {
+		if _, err := admin.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	planter, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), "planter", "p", Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = planter.Close(context.WithoutCancel(ctx)) }()
+	// Each takes text where the system's function takes name or another type, and a literal of the
+	// caller (unknown) prefers text; run by tsdbadmin, each would make planter a member of it.
+	grab := `BEGIN EXECUTE 'GRANT tsdbadmin TO planter'; RETURN %s; END`
+	for _, f := range []string{
+		"public.shobj_description(o oid, c text) RETURNS text LANGUAGE plpgsql AS $f$ " + fmt.Sprintf(grab, "pg_catalog.shobj_description(o, c::name)") + " $f$",
+		"public.date_trunc(f text, v timestamptz, z text) RETURNS timestamptz LANGUAGE plpgsql AS $f$ " + fmt.Sprintf(grab, "pg_catalog.date_trunc(f, v, z)") + " $f$",
+		"public.make_interval(secs text) RETURNS interval LANGUAGE plpgsql AS $f$ " + fmt.Sprintf(grab, "pg_catalog.make_interval(secs => secs::float8)") + " $f$",
+	} {
+		if _, err := planter.Exec(ctx, "SET ROLE app; CREATE FUNCTION "+f+"; RESET ROLE"); err != nil {
+			t.Fatalf("planting %s: %v", f, err)
+		}
+	}
+	tg, err := NewTarget(in.Host(), in.Port(), "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.AdminPassword = "admin-pw"
+	if err := tg.NewLogin(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Create(ctx, Spec{TTL: time.Minute, MemberOf: []string{"app"}, Key: "cccc"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.DropLeftovers(ctx, "cccc", func(string) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.Drop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var member bool
+	if err := admin.QueryRow(ctx, "SELECT pg_has_role('planter', 'tsdbadmin', 'MEMBER')").Scan(&member); err != nil || member {
+		t.Errorf("planter is a member of tsdbadmin after the admin session's calls (%v): it ran planter's function", err)
 	}
 }

@@ -165,15 +165,24 @@ func dropLeftovers(ctx context.Context, t *logins.Target, key string, diags *dia
 		return
 	}
 	for _, l := range found {
-		if l.Err == nil {
-			diags.AddWarning("Dropped login "+l.Login+", left by an earlier run",
-				fmt.Sprintf("Login %s on service %s (it would have stopped working at %s) was left by an earlier run of this configuration, "+
-					"which could not drop it (Terraform did not close it, or the endpoint could not be reached then). This run dropped it.",
-					l.Login, t.Service, l.Expires))
-			continue
-		}
-		diags.AddWarning("Login "+l.Login+" was not dropped",
-			fmt.Sprintf("Login %s on service %s, left by an earlier run of this configuration, could not be dropped: %s\n\nIt stops working at %s anyway.",
-				l.Login, t.Service, t.Mask(l.Err.Error()), l.Expires))
+		diags.AddWarning(leftoverWarning(t, l))
 	}
+}
+
+// leftoverWarning is the warning of a login an earlier run left: dropped, or not (and why), with
+// its expiry, which may have passed already.
+func leftoverWarning(t *logins.Target, l logins.Leftover) (summary, detail string) {
+	life, anyway := "it would have stopped working at "+l.Expires, "It stops working at "+l.Expires+" anyway."
+	if l.Expired {
+		life, anyway = "it had stopped working at "+l.Expires+" already", "It stopped working at "+l.Expires+" already."
+	}
+	if l.Err == nil {
+		return "Dropped login " + l.Login + ", left by an earlier run",
+			fmt.Sprintf("Login %s on service %s (%s) was left by an earlier run of this configuration, "+
+				"which could not drop it (Terraform did not close it, or the endpoint could not be reached then). This run dropped it.",
+				l.Login, t.Service, life)
+	}
+	return "Login " + l.Login + " was not dropped",
+		fmt.Sprintf("Login %s on service %s, left by an earlier run of this configuration, could not be dropped: %s\n\n%s",
+			l.Login, t.Service, t.Mask(l.Err.Error()), anyway)
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -73,5 +74,31 @@ func TestRunWalk(t *testing.T) {
 	w.apply()
 	if w.planning() {
 		t.Error("a walk that applied a resource is planning")
+	}
+}
+
+// TestLeftoverWarning: the warning of a login an earlier run left says it would have stopped
+// working at its expiry, or that it had stopped working already when its expiry had passed, for a
+// login dropped and for one that could not be (without a secret in it).
+func TestLeftoverWarning(t *testing.T) {
+	tg := &logins.Target{Service: "svc0000001", AdminPassword: "admin-secret"}
+	for _, c := range []struct {
+		l            logins.Leftover
+		summary      string
+		want, wantNo string
+	}{
+		{logins.Leftover{Login: "tf_login_a", Expires: "2026-11-26T18:00:00Z"}, "Dropped login tf_login_a, left by an earlier run",
+			"(it would have stopped working at 2026-11-26T18:00:00Z)", "already"},
+		{logins.Leftover{Login: "tf_login_b", Expires: "2026-11-25T18:00:00Z", Expired: true}, "Dropped login tf_login_b, left by an earlier run",
+			"(it had stopped working at 2026-11-25T18:00:00Z already)", "would have"},
+		{logins.Leftover{Login: "tf_login_c", Expires: "2026-11-26T18:00:00Z", Err: errors.New("refused admin-secret")}, "Login tf_login_c was not dropped",
+			"It stops working at 2026-11-26T18:00:00Z anyway.", "admin-secret"},
+		{logins.Leftover{Login: "tf_login_d", Expires: "2026-11-25T18:00:00Z", Expired: true, Err: errors.New("refused")}, "Login tf_login_d was not dropped",
+			"It stopped working at 2026-11-25T18:00:00Z already.", "anyway"},
+	} {
+		summary, detail := leftoverWarning(tg, c.l)
+		if summary != c.summary || !strings.Contains(detail, c.want) || !strings.Contains(detail, "svc0000001") || strings.Contains(detail, c.wantNo) {
+			t.Errorf("%+v: %q / %q, want %q with %q and without %q", c.l, summary, detail, c.summary, c.want, c.wantNo)
+		}
 	}
 }

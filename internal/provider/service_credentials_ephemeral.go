@@ -126,7 +126,8 @@ func (r *serviceCredentials) Schema(_ context.Context, _ ephemeral.SchemaRequest
 				MarkdownDescription: "Make the login read-only, the service's way (`ALTER ROLE ... SET " + readOnlyRoleSetting + " = true`): it reads what " +
 					"its roles may read and cannot change data, schema, roles, grants or stored settings, even if it turns " +
 					"`default_transaction_read_only` off; what PostgreSQL allows in a read-only transaction (`VACUUM`, `LOCK`, " +
-					"`NOTIFY`, ...) it can still do (listed under \"Against the emulator\"). Default `false`.",
+					"`NOTIFY`, ...) it can still do, with its roles' privileges (the \"Connecting to a service\" guide lists it under " +
+					"\"Read-only connections\"). Default `false`.",
 			},
 			"member_of": schema.SetAttribute{
 				Optional:    true,

@@ -401,7 +401,8 @@ variable "paused" {
 
 // TestAccServiceCredentials_pauseResume: with the logins of the connecting guide configured
 // (runsLogins), pausing the service is one apply that exits 0 (the logins warn, with null values),
-// resuming it is one apply, each re-plan is empty, a destroy of the paused service is one run, and
+// resuming it is one apply, also after a pause through the API (the console, the pause action),
+// each re-plan is empty, a destroy of the paused service is one run, and
 // no login is left where the endpoint was reachable. On the acceptance tests' CLI: Terraform, or
 // OpenTofu, which refuses an ephemeral result that is not wholly known.
 func TestAccServiceCredentials_pauseResume(t *testing.T) {
@@ -464,6 +465,24 @@ func TestAccServiceCredentials_pauseResume(t *testing.T) {
 	run("resumed, logins configured", append([]string{"apply"}, vars(false)...)...)
 	replanEmpty("resumed", false)
 	loginsLeft("resumed")
+
+	// Paused through the API (as the console and the dbcloud_service_pause action pause it): the
+	// same one apply resumes it, as the page says, whatever paused it.
+	client := testClient(t, srv)
+	attrs, _ := w.serviceState()
+	id, _ := attrs["id"].(string)
+	if _, err := client.StopService(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitStatus(ctx, client, id, api.PAUSED); err != nil {
+		t.Fatal(err)
+	}
+	run("resumed after a pause through the API", append([]string{"apply"}, vars(false)...)...)
+	if svc, err := client.GetService(ctx, id); err != nil || svc.Status == nil || *svc.Status != api.READY {
+		t.Fatalf("after the apply that resumes, the service is %v (%v), want READY", svc, err)
+	}
+	replanEmpty("resumed after a pause through the API", false)
+	loginsLeft("resumed after a pause through the API")
 
 	run("paused again", append([]string{"apply"}, vars(true)...)...)
 	run("destroy while paused", append([]string{"destroy"}, vars(true)...)...)

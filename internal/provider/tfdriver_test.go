@@ -63,6 +63,7 @@ type tfWorkdir struct {
 	env      []string      // more environment for every command
 	timeout  time.Duration // how long run waits for a command (five minutes when zero)
 	reattach string        // the shared in-process provider's TF_REATTACH_PROVIDERS, once served
+	stdin    string        // what commands read on their standard input (answers to prompts)
 }
 
 // newTF makes a working directory in a fresh temporary directory. It skips the test when the CLI is
@@ -199,6 +200,9 @@ func (w *tfWorkdir) start(args ...string) *tfProcess {
 	cmd.Dir, cmd.Env = w.dir, w.environ()
 	p := &tfProcess{cmd: cmd, out: &syncBuffer{}, stdout: &syncBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(p.stdout, p.out), p.out
+	if w.stdin != "" {
+		cmd.Stdin = strings.NewReader(w.stdin)
+	}
 	if err := cmd.Start(); err != nil {
 		w.t.Fatal(err)
 	}

@@ -15,18 +15,22 @@ import (
 	"time"
 )
 
-// The read-only enforcement is a small C extension (tsdbadmin/tsdb_admin.c, see readonly.go),
-// built with PGXS against the server's headers (Debian: postgresql-server-dev-<major>) and loaded
-// into every backend with session_preload_libraries.
+// The read-only enforcement is a small C extension (tsdbadmin/tsdb_admin.c, see readonly.go; with
+// the lockdown of tsdbadmin/lockdown.c, see lockdown.go), built with PGXS against the server's
+// headers (Debian: postgresql-server-dev-<major>) and loaded into every backend with
+// session_preload_libraries.
 
-//go:embed tsdbadmin/tsdb_admin.c
+//go:embed tsdbadmin/*.c
 var extensionSource embed.FS
+
+// extensionFiles are the extension's C sources, in the order of the makefile's OBJS.
+var extensionFiles = []string{"tsdb_admin.c", "lockdown.c"}
 
 const extensionName = "tsdb_admin"
 
 // extensionMakefile is the PGXS makefile; with_llvm=no: no JIT bitcode (needs clang).
 const extensionMakefile = `MODULE_big = tsdb_admin
-OBJS = tsdb_admin.o
+OBJS = tsdb_admin.o lockdown.o
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 `
@@ -133,17 +137,22 @@ func (m *Manager) extensionPgConfig() string {
 // long that took and whether it was built now.
 func (m *Manager) buildExtension(dst string) (took time.Duration, built bool, err error) {
 	began := time.Now()
-	src, err := extensionSource.ReadFile("tsdbadmin/tsdb_admin.c")
-	if err != nil {
-		return 0, false, fmt.Errorf("pgbackend: %w", err)
+	src := map[string][]byte{}
+	sum := sha256.New()
+	for _, name := range extensionFiles {
+		b, err := extensionSource.ReadFile("tsdbadmin/" + name)
+		if err != nil {
+			return 0, false, fmt.Errorf("pgbackend: %w", err)
+		}
+		src[name] = b
+		sum.Write([]byte(name))
+		sum.Write(b)
 	}
 	pgConfig := m.extensionPgConfig()
 	version, err := exec.Command(pgConfig, "--version").Output()
 	if err != nil {
 		return 0, false, fmt.Errorf("pgbackend: %s --version: %w", pgConfig, err)
 	}
-	sum := sha256.New()
-	sum.Write(src)
 	sum.Write([]byte(extensionMakefile))
 	sum.Write(version)
 	key := hex.EncodeToString(sum.Sum(nil))[:16]
@@ -178,7 +187,7 @@ func (m *Manager) buildExtension(dst string) (took time.Duration, built bool, er
 
 // buildIn builds the extension in a fresh directory and moves it to dir when it is complete (two
 // emulators building at once each finish their own).
-func buildIn(dir, pgConfig string, src []byte, version string) error {
+func buildIn(dir, pgConfig string, src map[string][]byte, version string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return fmt.Errorf("pgbackend: %w", err)
 	}
@@ -187,10 +196,11 @@ func buildIn(dir, pgConfig string, src []byte, version string) error {
 		return fmt.Errorf("pgbackend: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(work) }()
-	if err := errors.Join(
-		os.WriteFile(filepath.Join(work, extensionName+".c"), src, 0o644),
-		os.WriteFile(filepath.Join(work, "Makefile"), []byte(extensionMakefile), 0o644),
-	); err != nil {
+	err = os.WriteFile(filepath.Join(work, "Makefile"), []byte(extensionMakefile), 0o644)
+	for name, b := range src {
+		err = errors.Join(err, os.WriteFile(filepath.Join(work, name), b, 0o644))
+	}
+	if err != nil {
 		return fmt.Errorf("pgbackend: %w", err)
 	}
 	cmd := exec.Command("make", "--no-print-directory", "PG_CONFIG="+pgConfig, "with_llvm=no")

@@ -30,6 +30,8 @@ type Instance struct {
 
 	reserved bool // by Reserve, not yet claimed by Create, Fork or Replica (guarded by m.mu)
 
+	superPW atomic.Pointer[string] // the superuser's password (lockdown.go)
+
 	mu     sync.Mutex   // one operation at a time
 	port   atomic.Int32 // read without mu (Port, portTaken)
 	cmd    *exec.Cmd
@@ -112,6 +114,9 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 		// The read-only enforcement (readonly.go), by its path of this run: a kept data
 		// directory does not name a path of an earlier run.
 		"-c", `session_preload_libraries="` + in.m.extension + `"`,
+		// Who logs in how (lockdown.go), by the Manager's file: a kept data directory's own
+		// pg_hba.conf may be an older emulator's.
+		"-c", "hba_file=" + in.m.hbaFile,
 	}
 	cmd := exec.Command(filepath.Join(in.m.binDir, "postgres"), args...)
 	cmd.Dir = in.sock
@@ -190,7 +195,8 @@ func stopProcess(cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration, sig
 	<-exited
 }
 
-// connectLocal connects as the superuser over the unix socket.
+// connectLocal connects as the superuser over the unix socket, with the instance's superuser
+// password.
 func (in *Instance) connectLocal(ctx context.Context, database string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig("sslmode=disable")
 	if err != nil {
@@ -199,7 +205,14 @@ func (in *Instance) connectLocal(ctx context.Context, database string) (*pgx.Con
 	cfg.Host = in.sock
 	cfg.Port = uint16(in.Port())
 	cfg.User = superuser
+	cfg.Password = in.superuserPassword()
 	cfg.Database = database
+	// What the emulator runs (a new superuser password among it) is not in pg_stat_activity, which
+	// tsdbadmin reads (pg_read_all_stats); and it calls no function or operator of a schema that
+	// tsdbadmin may write (it owns public): pg_catalog only, so that the names it uses are the
+	// system's (lockdown.go).
+	cfg.RuntimeParams["track_activities"] = "off"
+	cfg.RuntimeParams["search_path"] = "pg_catalog"
 	cfg.Fallbacks = nil
 	cfg.TLSConfig = nil
 	cfg.ConnectTimeout = 5 * time.Second
@@ -339,7 +352,11 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 	if _, err := os.Stat(filepath.Join(in.data, "PG_VERSION")); err == nil {
 		fresh = false
 		_ = os.Remove(filepath.Join(in.data, "postmaster.pid")) // left by a killed server
+		if err := m.resetSuperuser(in); err != nil {
+			return nil, "", err
+		}
 	} else {
+		in.setSuperuserPassword(m.templatePW)
 		if err := m.mkdir(in.dir); err != nil {
 			return nil, "", err
 		}
@@ -355,7 +372,11 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 	}
 	stmts := []string{"ALTER ROLE " + AdminUser + " PASSWORD " + pw}
 	var notes []string
-	if fresh {
+	var superPW string
+	if fresh { // a copy of the template has the template's superuser password: one of its own
+		var stmt string
+		stmt, superPW = newSuperuserPassword()
+		stmts = append(stmts, stmt)
 		for _, a := range []struct {
 			on        bool
 			ext, note string
@@ -363,22 +384,24 @@ func (m *Manager) Create(ctx context.Context, name string, opts CreateOptions) (
 			switch {
 			case !a.on:
 			case m.exts[a.ext]:
-				stmts = append(stmts, "CREATE EXTENSION IF NOT EXISTS "+a.ext)
+				stmts = append(stmts, "CREATE EXTENSION IF NOT EXISTS "+a.ext+" SCHEMA public")
 			default:
 				notes = append(notes, a.note)
 			}
+		}
+	}
+	if !fresh { // data kept by an older emulator
+		if err := in.upgradeKept(ctx); err != nil {
+			in.stop()
+			return nil, "", err
 		}
 	}
 	if err := in.admin(ctx, Database, stmts...); err != nil {
 		in.stop()
 		return nil, "", err
 	}
-	if !fresh {
-		// Data kept by an emulator from before read-only logins were emulated: set them up now.
-		if err := in.ensureReadOnlySetup(ctx); err != nil {
-			in.stop()
-			return nil, "", err
-		}
+	if fresh {
+		in.setSuperuserPassword(superPW)
 	}
 	return in, strings.Join(notes, "; "), nil
 }
@@ -415,7 +438,8 @@ func (m *Manager) basebackup(ctx context.Context, src *Instance, in *Instance, s
 	for attempt := 1; ; attempt++ {
 		cmd := exec.CommandContext(ctx, filepath.Join(m.binDir, "pg_basebackup"), args...)
 		cmd.Dir = in.dir
-		cmd.Env = childEnv()
+		// With -R the password goes into the standby's primary_conninfo.
+		cmd.Env = append(childEnv(), "PGPASSWORD="+src.superuserPassword())
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: m.cred, Pdeathsig: syscall.SIGKILL}
 		out, err := cmd.CombinedOutput()
 		if err == nil {
@@ -457,19 +481,23 @@ func (m *Manager) Fork(ctx context.Context, src, name, password string) (in *Ins
 	if err := m.mkdir(in.sock); err != nil {
 		return nil, err
 	}
+	in.setSuperuserPassword(s.superuserPassword()) // the source's, until the copy has its own
 	if err := in.start(ctx, true); err != nil {
 		return nil, err
 	}
-	if err := in.admin(ctx, Database, "ALTER ROLE "+AdminUser+" PASSWORD "+pw); err != nil {
+	stmt, superPW := newSuperuserPassword()
+	if err := in.admin(ctx, Database, "ALTER ROLE "+AdminUser+" PASSWORD "+pw, stmt); err != nil {
 		in.stop()
 		return nil, err
 	}
+	in.setSuperuserPassword(superPW)
 	return in, nil
 }
 
 // Replica starts the instance name as a hot standby of the running instance primary, streaming
-// from it (pg_basebackup -R). Its roles and passwords are the primary's. When the data directory
-// of that name exists (kept by Options.DataDir), that standby starts again and catches up.
+// from it (pg_basebackup -R). Its roles and passwords are the primary's, the superuser's too. When
+// the data directory of that name exists (kept by Options.DataDir), that standby starts again and
+// catches up.
 func (m *Manager) Replica(ctx context.Context, primary, name string) (in *Instance, err error) {
 	p, err := m.instance(primary)
 	if err != nil {
@@ -498,15 +526,17 @@ func (m *Manager) Replica(ctx context.Context, primary, name string) (in *Instan
 	if err := m.mkdir(in.sock); err != nil {
 		return nil, err
 	}
+	in.setSuperuserPassword(p.superuserPassword())
 	if err := in.start(ctx, true); err != nil {
 		return nil, err
 	}
 	return in, nil
 }
 
-// setPrimary points a standby's primary_conninfo at the primary's socket and port.
+// setPrimary points a standby's primary_conninfo at the primary's socket and port, with its
+// superuser password.
 func (m *Manager) setPrimary(in, p *Instance) error {
-	conf := fmt.Sprintf("primary_conninfo = 'user=%s host=%s port=%d'\n", superuser, p.sock, p.Port())
+	conf := fmt.Sprintf("primary_conninfo = 'user=%s password=%s host=%s port=%d'\n", superuser, p.superuserPassword(), p.sock, p.Port())
 	return m.writeFile(filepath.Join(in.data, "postgresql.auto.conf"), []byte(conf))
 }
 

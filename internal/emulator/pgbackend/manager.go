@@ -12,9 +12,10 @@
 // timescale_functions for a read-only role that inherits tsdbadmin): see readonly.go.
 //
 // Nothing listens beyond 127.0.0.1. The unix sockets live in a private temporary directory
-// (mode 0700), where local connections are trusted: that is how the package administers its
-// instances (as the bootstrap superuser "postgres") and how PgBouncer reaches them. TCP logins
-// need TLS and a password (scram-sha-256).
+// (mode 0700): that is how the package administers its instances (as the bootstrap superuser
+// "postgres", with a password of each instance that only the Manager knows) and how PgBouncer
+// reaches them. TCP logins need TLS and a password (scram-sha-256). tsdbadmin and the roles it
+// makes cannot reach the server's programs, files or other instances: see lockdown.go.
 //
 // Every server and PgBouncer process gets a parent-death signal: if the process that started them
 // dies (even by SIGKILL), they stop. Close stops them all and removes the temporary directory; the
@@ -108,6 +109,10 @@ type Manager struct {
 	exts      map[string]bool // installed extensions of interest (timescaledb, vector)
 	logf      func(format string, args ...any)
 	startup   time.Duration
+
+	// The lockdown (lockdown.go): the template's superuser password (each instance gets its own),
+	// and the pg_hba.conf of every instance.
+	templatePW, hbaFile string
 
 	cleaner *os.File // write end of the cleaner's stdin (see startCleaner)
 
@@ -514,15 +519,6 @@ func (m *Manager) writeCert() error {
 // CertFile is the PEM file of the self-signed certificate the instances serve.
 func (m *Manager) CertFile() string { return m.certFile }
 
-// hbaConf: local (socket) connections are trusted (the socket directory is private); TCP needs TLS
-// and a password, and never lets the pooler's auth user in (tsdbadmin may give it a password).
-const hbaConf = `# dbcloud emulator: one instance per service
-local   all          all                       trust
-local   replication  all                       trust
-host    all          ` + poolerAuthUser + ` 0.0.0.0/0    reject
-hostssl all          all          127.0.0.1/32 scram-sha-256
-`
-
 // baseConf are the settings of every instance: small memory and few processes (no autovacuum, no
 // logical replication workers), no durability work (the data of an emulated service is not
 // precious), physical replication allowed for forks and replicas.
@@ -571,8 +567,18 @@ jit = off
 func (m *Manager) makeTemplate(ctx context.Context) error {
 	m.template = filepath.Join(m.dir, "template")
 	began := time.Now()
+	m.templatePW = newSecret()
+	pwFile := filepath.Join(m.dir, "superuser.pw")
+	if err := m.writeFile(pwFile, []byte(m.templatePW+"\n")); err != nil {
+		return err
+	}
+	defer func() { _ = os.Remove(pwFile) }()
+	m.hbaFile = filepath.Join(m.dir, "pg_hba.conf")
+	if err := m.writeFile(m.hbaFile, []byte(hbaConf)); err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, filepath.Join(m.binDir, "initdb"),
-		"-D", m.template, "-U", superuser, "-A", "trust",
+		"-D", m.template, "-U", superuser, "--pwfile", pwFile, "-A", "scram-sha-256",
 		"-E", "UTF8", "--locale", "C", "--no-sync", "--no-instructions", "--wal-segsize=1")
 	cmd.Dir = m.dir
 	cmd.Env = childEnv()
@@ -601,6 +607,7 @@ func (m *Manager) makeTemplate(ctx context.Context) error {
 	}
 	// Start the template once on its socket only to create the role and the database.
 	t := &Instance{m: m, name: "template", data: m.template, sock: filepath.Join(m.dir, "s", "template")}
+	t.setSuperuserPassword(m.templatePW)
 	if err := m.mkdir(t.sock); err != nil {
 		return err
 	}

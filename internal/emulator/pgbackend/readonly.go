@@ -34,14 +34,20 @@ import (
 //     sessions being read-only, writes nothing, even after SET ROLE tsdbadmin.
 //
 //   - What PostgreSQL itself allows in a read-only transaction stays allowed, as PostgreSQL has it
-//     (what the live service does with these is not known): VACUUM (FULL), CLUSTER, REINDEX and
-//     ANALYZE of tables the session's roles own, LOCK ... ACCESS EXCLUSIVE, NOTIFY,
-//     pg_logical_emit_message, and pg_terminate_backend of tsdbadmin's sessions for tsdbadmin's
-//     members and read_only_connection sessions (tsdbadmin is in pg_signal_backend).
+//     (what the live service does with these is not known): VACUUM (FULL), ANALYZE, CLUSTER,
+//     REINDEX, LOCK ... ACCESS EXCLUSIVE (readers wait too), NOTIFY, pg_logical_emit_message,
+//     advisory locks, pg_terminate_backend and pg_cancel_backend, each with the session's
+//     privileges: a read-only login on what its roles own and its own sessions; a session that is
+//     tsdbadmin or inherits it (a read_only_connection session, a read-only login with member_of
+//     tsdbadmin) on every table of tsdb for VACUUM and ANALYZE, system catalogs included, REINDEX
+//     SCHEMA, SYSTEM and DATABASE (tsdbadmin owns the database), and on every session but the
+//     superuser's (tsdbadmin is in pg_signal_backend).
 //
-// Expiry (VALID UNTIL) and dropped roles are PostgreSQL's own checks. TestReadOnlyEscapes tries
-// every path out; TestReadOnlyStillAllowed what stays allowed, and that no login reads a password
-// verifier (the pooler's auth function answers tsdb_pooler_auth only).
+// What no session may do, read-only or not (programs, server files, other services), is the
+// lockdown's (lockdown.go). Expiry (VALID UNTIL) and dropped roles are PostgreSQL's own checks.
+// TestReadOnlyEscapes tries every path out; TestReadOnlyStillAllowed what stays allowed (row by
+// row, for each kind of session, with its effect), and that no login reads a password verifier
+// (the pooler's auth function answers tsdb_pooler_auth only).
 
 // ReadOnlyRoleSetting is the role setting that makes a role's logins read-only.
 const ReadOnlyRoleSetting = "tsdb_admin.read_only_role"

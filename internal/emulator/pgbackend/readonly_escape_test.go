@@ -19,7 +19,8 @@ import (
 // a member of an application role (which owns a table, a sequence and a SECURITY DEFINER function
 // that writes), a read-only login that inherits tsdbadmin (the vendor's functions), and a session of
 // tsdbadmin opened with tsdb_admin.read_only_connection = true; the two read-only logins also
-// through the pooler (PgBouncer). After the attempts, nothing was written, no role, database or
+// through the pooler (PgBouncer); all of it after every preparation tsdbadmin may make first
+// (adminPreparation: the grants of predefined roles refused, a login with CREATEROLE made). After the attempts, nothing was written, no role, database or
 // large object was made, no role was granted, and the sequence did not move; tsdbadmin and a login
 // that is not read-only still write.
 func TestReadOnlyEscapes(t *testing.T) {
@@ -43,6 +44,7 @@ func TestReadOnlyEscapes(t *testing.T) {
 	mustExec(t, admin, "SELECT timescale_functions.create_bare_readonly_role('analyst', 'a')")
 	mustExec(t, admin, "SELECT timescale_functions.grant_tsdbadmin_to_role('analyst')")
 	mustExec(t, admin, "CREATE ROLE fresh LOGIN PASSWORD 'f'") // a login a session could try to promote
+	adminPreparation(t, in, admin)
 	if !queryBool(t, admin, "SELECT pg_has_role('analyst', 'tsdbadmin', 'USAGE')") {
 		t.Error("the read-only role made by grant_tsdbadmin_to_role does not inherit tsdbadmin")
 	}
@@ -83,67 +85,8 @@ func TestReadOnlyEscapes(t *testing.T) {
 			}})
 		}
 	}
-	// Each attempt runs on a fresh session: a list of statements, the last of which must be
-	// refused as in a read-only transaction, SQLSTATE 25006, or with the SQLSTATE named in also
-	// (the ones before may succeed: they are the escape's preparation).
-	attempts := []struct {
-		name  string
-		stmts []string
-		also  string
-	}{
-		{"INSERT", []string{"INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"UPDATE", []string{"UPDATE things SET v = 'x'"}, ""},
-		{"DELETE", []string{"DELETE FROM things"}, ""},
-		{"TRUNCATE", []string{"TRUNCATE things"}, ""},
-		{"DO block", []string{"DO $$ BEGIN INSERT INTO things (v) VALUES ('x'); END $$"}, ""},
-		{"SET read_only_connection off", []string{"SET " + ReadOnlyOption + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET read_only_connection off, CREATE DATABASE", []string{"SET " + ReadOnlyOption + " = off", "CREATE DATABASE escaped"}, ""},
-		{"SET read_only_connection off, SET ROLE tsdbadmin, CREATE ROLE LOGIN", []string{"SET " + ReadOnlyOption + " = off", "SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
-		{"set_config read_only_connection", []string{"SELECT set_config('" + ReadOnlyOption + "', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET read_only_role off", []string{"SET " + ReadOnlyRoleSetting + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"RESET ALL", []string{"RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"DISCARD ALL", []string{"DISCARD ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET default_transaction_read_only off", []string{"SET default_transaction_read_only = off"}, ""},
-		{"set_config default_transaction_read_only", []string{"SELECT set_config('default_transaction_read_only', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET SESSION CHARACTERISTICS READ WRITE", []string{"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"}, ""},
-		{"BEGIN READ WRITE", []string{"BEGIN READ WRITE"}, ""},
-		{"START TRANSACTION READ WRITE", []string{"START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE"}, ""},
-		{"SET TRANSACTION READ WRITE", []string{"BEGIN", "SET TRANSACTION READ WRITE"}, ""},
-		{"SET transaction_read_only off", []string{"BEGIN", "SET LOCAL transaction_read_only = off"}, ""},
-		// "transaction read-write mode must be set before any query" (25001): the session's
-		// first statement made the transaction read-only.
-		{"set_config transaction_read_only", []string{"BEGIN", "SELECT set_config('transaction_read_only', 'off', true)"}, "25001"},
-		{"SET ROLE tsdbadmin, CREATE ROLE", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
-		{"SET ROLE tsdbadmin, CREATE DATABASE", []string{"SET ROLE tsdbadmin", "CREATE DATABASE escaped"}, ""},
-		{"SET ROLE tsdbadmin, INSERT", []string{"SET ROLE tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"SET ROLE tsdbadmin, GRANT tsdbadmin to a new login", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'", "GRANT tsdbadmin TO escaped"}, ""},
-		{"SET ROLE tsdbadmin, GRANT tsdbadmin to a login", []string{"SET ROLE tsdbadmin", "GRANT tsdbadmin TO fresh"}, ""},
-		{"SET ROLE app, INSERT", []string{"SET ROLE app", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"CREATE ROLE", []string{"CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
-		{"CREATE DATABASE", []string{"CREATE DATABASE escaped"}, ""},
-		{"GRANT tsdbadmin", []string{"GRANT tsdbadmin TO app"}, ""},
-		{"GRANT app", []string{"GRANT app TO analyst"}, ""},
-		{"GRANT on a table", []string{"GRANT INSERT ON things TO PUBLIC"}, ""},
-		{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"ALTER ROLE another login", []string{"ALTER ROLE fresh PASSWORD 'g'"}, ""},
-		{"ALTER DATABASE SET", []string{"ALTER DATABASE tsdb SET work_mem = '8MB'"}, ""},
-		{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
-		{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
-		{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
-		{"SECURITY DEFINER function", []string{"SELECT app_write()"}, ""},
-		{"procedure: COMMIT, then INSERT", []string{"CALL app_commit_write()"}, ""},
-		{"procedure: COMMIT, then nextval in an expression", []string{"CALL app_commit_nextval()"}, ""},
-		// Only tsdbadmin (and its members) may run the vendor's function (42501 for others).
-		{"vendor's create_bare_readonly_role", []string{"SELECT timescale_functions.create_bare_readonly_role('escaped', 'e')"}, "42501"},
-		{"large object lo_create", []string{"SELECT lo_create(0)"}, ""},
-		{"large object lo_from_bytea", []string{"SELECT lo_from_bytea(0, 'x')"}, ""},
-		{"nextval", []string{"SELECT nextval('things_id_seq')"}, ""},
-		{"setval", []string{"SELECT setval('things_id_seq', 1000)"}, ""},
-		{"session_replication_role", []string{"SET session_replication_role = replica", "INSERT INTO things (v) VALUES ('x')"}, ""},
-	}
 	for si, s := range sessions {
-		for ai, a := range attempts {
+		for ai, a := range readOnlyAttempts {
 			t.Run(s.name+"/"+a.name, func(t *testing.T) {
 				conn, err := s.open()
 				if err != nil {
@@ -260,6 +203,69 @@ func TestReadOnlyEscapes(t *testing.T) {
 	}
 }
 
+// readOnlyAttempt is a way out of a read-only session: a list of statements, the last of which
+// must be refused as in a read-only transaction, SQLSTATE 25006, or with the SQLSTATE named in also
+// (the ones before may succeed: they are the escape's preparation). Each runs on a fresh session.
+type readOnlyAttempt struct {
+	name  string
+	stmts []string
+	also  string
+}
+
+// readOnlyAttempts are the ways out TestReadOnlyEscapes tries on every kind of read-only session.
+var readOnlyAttempts = []readOnlyAttempt{
+	{"INSERT", []string{"INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"UPDATE", []string{"UPDATE things SET v = 'x'"}, ""},
+	{"DELETE", []string{"DELETE FROM things"}, ""},
+	{"TRUNCATE", []string{"TRUNCATE things"}, ""},
+	{"DO block", []string{"DO $$ BEGIN INSERT INTO things (v) VALUES ('x'); END $$"}, ""},
+	{"SET read_only_connection off", []string{"SET " + ReadOnlyOption + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET read_only_connection off, CREATE DATABASE", []string{"SET " + ReadOnlyOption + " = off", "CREATE DATABASE escaped"}, ""},
+	{"SET read_only_connection off, SET ROLE tsdbadmin, CREATE ROLE LOGIN", []string{"SET " + ReadOnlyOption + " = off", "SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+	{"set_config read_only_connection", []string{"SELECT set_config('" + ReadOnlyOption + "', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET read_only_role off", []string{"SET " + ReadOnlyRoleSetting + " = off", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"RESET ALL", []string{"RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"DISCARD ALL", []string{"DISCARD ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET default_transaction_read_only off", []string{"SET default_transaction_read_only = off"}, ""},
+	{"set_config default_transaction_read_only", []string{"SELECT set_config('default_transaction_read_only', 'off', false)", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET SESSION CHARACTERISTICS READ WRITE", []string{"SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"}, ""},
+	{"BEGIN READ WRITE", []string{"BEGIN READ WRITE"}, ""},
+	{"START TRANSACTION READ WRITE", []string{"START TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ WRITE"}, ""},
+	{"SET TRANSACTION READ WRITE", []string{"BEGIN", "SET TRANSACTION READ WRITE"}, ""},
+	{"SET transaction_read_only off", []string{"BEGIN", "SET LOCAL transaction_read_only = off"}, ""},
+	// "transaction read-write mode must be set before any query" (25001): the session's
+	// first statement made the transaction read-only.
+	{"set_config transaction_read_only", []string{"BEGIN", "SELECT set_config('transaction_read_only', 'off', true)"}, "25001"},
+	{"SET ROLE tsdbadmin, CREATE ROLE", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+	{"SET ROLE tsdbadmin, CREATE DATABASE", []string{"SET ROLE tsdbadmin", "CREATE DATABASE escaped"}, ""},
+	{"SET ROLE tsdbadmin, INSERT", []string{"SET ROLE tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"SET ROLE tsdbadmin, GRANT tsdbadmin to a new login", []string{"SET ROLE tsdbadmin", "CREATE ROLE escaped LOGIN PASSWORD 'e'", "GRANT tsdbadmin TO escaped"}, ""},
+	{"SET ROLE tsdbadmin, GRANT tsdbadmin to a login", []string{"SET ROLE tsdbadmin", "GRANT tsdbadmin TO fresh"}, ""},
+	{"SET ROLE app, INSERT", []string{"SET ROLE app", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"CREATE ROLE", []string{"CREATE ROLE escaped LOGIN PASSWORD 'e'"}, ""},
+	{"CREATE DATABASE", []string{"CREATE DATABASE escaped"}, ""},
+	{"GRANT tsdbadmin", []string{"GRANT tsdbadmin TO app"}, ""},
+	{"GRANT app", []string{"GRANT app TO analyst"}, ""},
+	{"GRANT on a table", []string{"GRANT INSERT ON things TO PUBLIC"}, ""},
+	{"ALTER ROLE", []string{"ALTER ROLE CURRENT_USER RESET ALL", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"ALTER ROLE SET", []string{"ALTER ROLE CURRENT_USER SET " + ReadOnlyRoleSetting + " = false", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"ALTER ROLE another login", []string{"ALTER ROLE fresh PASSWORD 'g'"}, ""},
+	{"ALTER DATABASE SET", []string{"ALTER DATABASE tsdb SET work_mem = '8MB'"}, ""},
+	{"SET SESSION AUTHORIZATION", []string{"SET SESSION AUTHORIZATION tsdbadmin", "INSERT INTO things (v) VALUES ('x')"}, ""},
+	{"CREATE EXTENSION", []string{"CREATE EXTENSION IF NOT EXISTS hstore"}, ""},
+	{"CREATE TEMP TABLE", []string{"CREATE TEMP TABLE t (v text)"}, ""},
+	{"SECURITY DEFINER function", []string{"SELECT app_write()"}, ""},
+	{"procedure: COMMIT, then INSERT", []string{"CALL app_commit_write()"}, ""},
+	{"procedure: COMMIT, then nextval in an expression", []string{"CALL app_commit_nextval()"}, ""},
+	// Only tsdbadmin (and its members) may run the vendor's function (42501 for others).
+	{"vendor's create_bare_readonly_role", []string{"SELECT timescale_functions.create_bare_readonly_role('escaped', 'e')"}, "42501"},
+	{"large object lo_create", []string{"SELECT lo_create(0)"}, ""},
+	{"large object lo_from_bytea", []string{"SELECT lo_from_bytea(0, 'x')"}, ""},
+	{"nextval", []string{"SELECT nextval('things_id_seq')"}, ""},
+	{"setval", []string{"SELECT setval('things_id_seq', 1000)"}, ""},
+	{"session_replication_role", []string{"SET session_replication_role = replica", "INSERT INTO things (v) VALUES ('x')"}, ""},
+}
+
 // mustLogin logs in as user to tsdb.
 func mustLogin(t *testing.T, in *Instance, user, password string) *pgx.Conn {
 	t.Helper()
@@ -277,112 +283,6 @@ func hintOf(err error) string {
 		return pgErr.Hint
 	}
 	return ""
-}
-
-// TestReadOnlyStillAllowed: what PostgreSQL itself allows in a read-only transaction, a read-only
-// session of the emulator may do too (the extension keeps PostgreSQL's own behaviour; what the live
-// service does with these is not known): VACUUM (FULL), CLUSTER, REINDEX and ANALYZE of a table its
-// roles own, LOCK ... ACCESS EXCLUSIVE, NOTIFY, pg_logical_emit_message, and, for a member of
-// tsdbadmin (which is in pg_signal_backend) and a read_only_connection session, pg_terminate_backend
-// of tsdbadmin's sessions. Each outcome is compared with a plain PostgreSQL read-only transaction
-// of the same role (tsdbadmin, or a login that is not read-only, with default_transaction_read_only).
-// And no login reads a password verifier: the pooler's auth function answers its auth user only.
-func TestReadOnlyStillAllowed(t *testing.T) {
-	m := manager(t)
-	ctx := t.Context()
-	_, in, admin := adminInstance(t, m)
-	for _, s := range []string{"CREATE ROLE app NOLOGIN", "GRANT CREATE ON SCHEMA public TO app", "GRANT app TO tsdbadmin", "SET ROLE app",
-		"CREATE TABLE things (id bigserial PRIMARY KEY, v text)", "INSERT INTO things (v) VALUES ('one')", "RESET ROLE",
-		"CREATE ROLE reader LOGIN PASSWORD 'r' IN ROLE app", "ALTER ROLE reader SET " + ReadOnlyRoleSetting + " = true",
-		"CREATE ROLE writer LOGIN PASSWORD 'w' IN ROLE app",
-		"SELECT timescale_functions.create_bare_readonly_role('analyst', 'a')", "SELECT timescale_functions.grant_tsdbadmin_to_role('analyst')"} {
-		mustExec(t, admin, s)
-	}
-	withOptions := func(user, password, options string) func() (*pgx.Conn, error) {
-		return func() (*pgx.Conn, error) {
-			cfg := ConnConfig(in.Host(), in.Port(), user, password, Database)
-			if options != "" {
-				cfg.RuntimeParams["options"] = options
-			}
-			return pgx.ConnectConfig(ctx, cfg)
-		}
-	}
-	plainRO := "-c default_transaction_read_only=on"
-	sessions := []struct {
-		name            string
-		open, reference func() (*pgx.Conn, error)
-		signals         bool // may signal tsdbadmin's sessions
-	}{
-		{"read-only login", withOptions("reader", "r", ""), withOptions("writer", "w", plainRO), false},
-		{"read-only login inheriting tsdbadmin", withOptions("analyst", "a", ""), withOptions(AdminUser, "admin-pw", plainRO), true},
-		{"read_only_connection session", withOptions(AdminUser, "admin-pw", "-c "+ReadOnlyOption+"=true"), withOptions(AdminUser, "admin-pw", plainRO), true},
-	}
-	attempts := []struct{ name, stmts string }{
-		{"VACUUM (FULL)", "VACUUM (FULL) things"},
-		{"CLUSTER", "CLUSTER things USING things_pkey"},
-		{"REINDEX", "REINDEX TABLE things"},
-		{"ANALYZE", "ANALYZE things"},
-		{"LOCK ACCESS EXCLUSIVE", "BEGIN; LOCK things IN ACCESS EXCLUSIVE MODE; COMMIT"},
-		{"NOTIFY", "NOTIFY app_channel, 'from a read-only session'"},
-		{"pg_logical_emit_message", "SELECT pg_logical_emit_message(false, 'ro', 'from a read-only session')"},
-		{"pg_terminate_backend of tsdbadmin", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'tsdbadmin' AND application_name = 'victim'"},
-	}
-	run := func(open func() (*pgx.Conn, error), stmts string) (string, error) {
-		c, err := open()
-		if err != nil {
-			return "", err
-		}
-		defer func() { _ = c.Close(context.WithoutCancel(ctx)) }()
-		_, err = c.Exec(ctx, stmts)
-		return sqlState(err), nil
-	}
-	for _, s := range sessions {
-		for _, open := range []func() (*pgx.Conn, error){s.open, s.reference} { // both are read-only
-			if code, err := run(open, "INSERT INTO things (v) VALUES ('x')"); err != nil || code != "25006" {
-				t.Fatalf("%s: an INSERT in the session or its reference: %q, %v, want 25006", s.name, code, err)
-			}
-		}
-		for _, a := range attempts {
-			t.Run(s.name+"/"+a.name, func(t *testing.T) {
-				victim := victimSession(t, in)
-				got, err := run(s.open, a.stmts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := run(s.reference, a.stmts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got != want {
-					t.Errorf("%s: SQLSTATE %q in the read-only session, %q in PostgreSQL's own read-only transaction", a.stmts, got, want)
-				}
-				allowed := a.name != "pg_terminate_backend of tsdbadmin" || s.signals
-				if allowed != (got == "") {
-					t.Errorf("%s: SQLSTATE %q, want allowed %v", a.stmts, got, allowed)
-				}
-				if a.name == "pg_terminate_backend of tsdbadmin" && allowed && victim.Ping(ctx) == nil {
-					t.Error("tsdbadmin's session survived pg_terminate_backend")
-				}
-			})
-		}
-	}
-	if n := queryString(t, admin, "SELECT count(*)::text FROM things"); n != "1" {
-		t.Errorf("things has %s rows, want 1", n)
-	}
-	noVerifiers(t, in, m)
-}
-
-// victimSession is a session of tsdbadmin (application_name victim) for pg_terminate_backend.
-func victimSession(t *testing.T, in *Instance) *pgx.Conn {
-	t.Helper()
-	cfg := ConnConfig(in.Host(), in.Port(), AdminUser, "admin-pw", Database)
-	cfg.RuntimeParams["application_name"] = "victim"
-	c, err := pgx.ConnectConfig(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close(context.WithoutCancel(t.Context())) })
-	return c
 }
 
 // noVerifiers: no login (tsdbadmin, a read-only member of it, an ordinary login) reads a password

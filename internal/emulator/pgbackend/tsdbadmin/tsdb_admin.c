@@ -43,6 +43,10 @@ PG_MODULE_MAGIC;
 
 void _PG_init(void);
 
+/* lockdown.c: the service's roles kept away from the server's programs and files. */
+extern void lockdown_before_utility(Node *stmt);
+extern void lockdown_after_utility(Node *stmt);
+
 static bool guc_read_only_connection = false;
 static bool guc_read_only_role = false;
 
@@ -255,10 +259,12 @@ ro_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTre
 	if (session_read_only())
 		check_utility(pstmt->utilityStmt);
 	force_read_only();
+	lockdown_before_utility(pstmt->utilityStmt);
 	if (prev_process_utility)
 		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	lockdown_after_utility(pstmt->utilityStmt);
 }
 
 /*
