@@ -108,6 +108,7 @@ type Manager struct {
 	exts      map[string]bool // installed extensions of interest (timescaledb, vector)
 	logf      func(format string, args ...any)
 	startup   time.Duration
+	logs      logCache // what was read of each instance's server log (logs.go)
 
 	cleaner *os.File // write end of the cleaner's stdin (see startCleaner)
 
