@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
@@ -405,4 +408,119 @@ func TestAccServiceLogs_deprecatedOnlyAnswer(t *testing.T) {
 			resource.TestCheckResourceAttr("data.dbcloud_service_logs.old", "error_count", fmt.Sprint(severityCount(all, "ERROR"))),
 		),
 	}))
+}
+
+// ---- the page's examples, with PostgreSQL behind the service ----
+
+// serviceLogsExamples is the configuration of the data source page's two examples, as written: the
+// check block (data-source.tf) and the output for a pipeline (outputs.tf).
+func serviceLogsExamples(t *testing.T) string {
+	t.Helper()
+	var cfg strings.Builder
+	for _, f := range []string{"data-source.tf", "outputs.tf"} {
+		b, err := os.ReadFile(filepath.Join("../../examples/data-sources/dbcloud_service_logs", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Write(b)
+	}
+	return cfg.String()
+}
+
+// newestLogs is a bound smaller than the log, beside the page's examples.
+const newestLogs = `
+data "dbcloud_service_logs" "newest" {
+  service_id  = dbcloud_service.orders.id
+  max_entries = 3
+}
+
+output "newest" {
+  value = data.dbcloud_service_logs.newest
+}
+`
+
+// The page's examples run as written against a service with PostgreSQL behind it: the apply and the
+// plan after it are quiet; SQL that fails on the service's PostgreSQL (a division by zero) shows up
+// in its log as an ERROR with its message, the check warns in the next plan, and the pipeline's output
+// lists it once the log is read again; a max_entries smaller than the log is truncated to its newest
+// entries. On each CLI of the matrix (OpenTofu shows a failed check with a diff of its values).
+func TestAccServiceLogs_pageCheckWarnsAfterAnSQLError(t *testing.T) {
+	srv, _ := newPostgresEmulator(t)
+	w := newTFWorkdirOnAccCLI(t, srv, serviceLogsExamples(t)+newestLogs)
+	const warned = "Check block assertion failed"
+	if out := w.runWant(0, "apply", "-auto-approve", "-input=false"); strings.Contains(out, warned) {
+		t.Fatalf("the apply of a healthy service warned:\n%s", tail(out, 40))
+	}
+	if out := w.runWant(0, "plan", "-input=false"); strings.Contains(out, warned) {
+		t.Fatalf("the plan after the apply warned:\n%s", tail(out, 40))
+	}
+	id, conn := loginToStateService(t, w, "orders")
+	if _, err := conn.Exec(t.Context(), "SELECT 1/0"); err == nil || !strings.Contains(err.Error(), "division by zero") {
+		t.Fatalf("SELECT 1/0 on the service: %v", err)
+	}
+	errs := api.GetServiceLogsParams{Severities: &[]string{"ERROR"}, Search: ptr("division by zero")}
+	if !waitUntil(time.Minute, func() bool { return len(apiLog(t, srv, id, errs)) == 1 }) {
+		t.Fatalf("no ERROR entry with the division by zero in the log of service %s after a minute", id)
+	}
+	out := w.runWant(0, "plan", "-input=false")
+	if !words(warned, "Service orders logged 1 ERROR and 0 FATAL entries since", "the newest: division by zero").MatchString(out) {
+		t.Errorf("the plan after the error did not warn with the page's message:\n%s", tail(out, 40))
+	}
+	w.runWant(0, "apply", "-refresh-only", "-auto-approve", "-input=false")
+	var recent []string
+	if err := json.Unmarshal([]byte(w.must("output", "-json", "orders_recent_errors")), &recent); err != nil ||
+		len(recent) != 1 || !strings.HasSuffix(recent[0], " ERROR: division by zero") {
+		t.Errorf("orders_recent_errors = %q (%v), want the division by zero", recent, err)
+	}
+	checkNewestLogs(t, srv, id, w.must("output", "-json", "newest"))
+	w.runWant(0, "destroy", "-auto-approve", "-input=false")
+}
+
+// loginToStateService logs in as tsdbadmin to the service of the state's dbcloud_service.<name>,
+// with its initial password, and answers its id and the session (closed when the test ends).
+func loginToStateService(t *testing.T, w *tfWorkdir, name string) (string, *pgx.Conn) {
+	t.Helper()
+	for _, r := range w.state().Resources {
+		if r.Type != "dbcloud_service" || r.Name != name || len(r.Instances) != 1 {
+			continue
+		}
+		a := r.Instances[0].Attributes
+		host, _ := a["hostname"].(string)
+		port, _ := a["port"].(float64)
+		password, _ := a["initial_password"].(string)
+		conn, err := pgLogin(t.Context(), host, int(port), password)
+		if err != nil {
+			t.Fatalf("login to service %v: %v", a["id"], err)
+		}
+		t.Cleanup(func() { _ = conn.Close(context.WithoutCancel(t.Context())) })
+		id, _ := a["id"].(string)
+		return id, conn
+	}
+	t.Fatalf("no dbcloud_service.%s in the state", name)
+	return "", nil
+}
+
+// checkNewestLogs checks the output of a dbcloud_service_logs with max_entries = 3: truncated, and its
+// entries the newest three of the log up to its last one (the API's log is only appended to).
+func checkNewestLogs(t *testing.T, srv *emulator.Server, id, output string) {
+	t.Helper()
+	var got struct {
+		Entries []struct {
+			Timestamp, Severity, Message string
+		}
+		Truncated bool
+	}
+	if err := json.Unmarshal([]byte(output), &got); err != nil || len(got.Entries) != 3 || !got.Truncated {
+		t.Fatalf("max_entries = 3: %v, %s", err, output)
+	}
+	last, err := time.Parse(time.RFC3339Nano, got.Entries[2].Timestamp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := apiLog(t, srv, id, api.GetServiceLogsParams{Until: ptr(last.Add(time.Microsecond))})
+	for i, want := range log[len(log)-3:] {
+		if e := got.Entries[i]; e.Message != deref(want.Message) || e.Severity != deref(want.Severity) {
+			t.Errorf("max_entries = 3: entry %d is %s %q, want the log's %s %q", i, e.Severity, e.Message, deref(want.Severity), deref(want.Message))
+		}
+	}
 }
