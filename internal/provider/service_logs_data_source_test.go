@@ -458,10 +458,12 @@ func TestAccServiceLogs_pageCheckWarnsAfterAnSQLError(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), "SELECT 1/0"); err == nil || !strings.Contains(err.Error(), "division by zero") {
 		t.Fatalf("SELECT 1/0 on the service: %v", err)
 	}
+	failed := time.Now()
 	errs := api.GetServiceLogsParams{Severities: &[]string{"ERROR"}, Search: ptr("division by zero")}
 	if !waitUntil(time.Minute, func() bool { return len(apiLog(t, srv, id, errs)) == 1 }) {
 		t.Fatalf("no ERROR entry with the division by zero in the log of service %s after a minute", id)
 	}
+	t.Logf("the ERROR entry was in the service's log %v after the statement failed", time.Since(failed).Round(time.Millisecond))
 	out := w.runWant(0, "plan", "-input=false")
 	if !words(warned, "Service orders logged 1 ERROR and 0 FATAL entries since", "the newest: division by zero").MatchString(out) {
 		t.Errorf("the plan after the error did not warn with the page's message:\n%s", tail(out, 40))
