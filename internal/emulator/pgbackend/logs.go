@@ -2,7 +2,7 @@ package pgbackend
 
 import (
 	"bytes"
-	"encoding/json"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -17,10 +17,10 @@ import (
 
 // An instance's own server log, which the emulator answers as the service's log (GET .../logs).
 //
-// PostgreSQL's logging collector writes it as JSON lines (jsonlog, PostgreSQL 15 and later: one
-// object per message, whatever the message holds) into the instance's directory, beside data/ so
-// that a fork's copy of data/ does not take its source's log, and the same messages as text beside
-// it for people (postgresql.log). Connections are logged (log_connections), so the log holds the
+// PostgreSQL's logging collector writes it as CSV (csvlog: one record per message, whatever the
+// message holds, in every PostgreSQL version the emulator runs) into the instance's directory, beside
+// data/ so that a fork's copy of data/ does not take its source's log, and the same messages as text
+// beside it for people (postgresql.log). Connections are logged (log_connections), so the log holds the
 // server's start-up, the sessions of the service's users, the errors of the SQL they run, and the
 // shutdown when the service is paused. The sessions of the emulator itself (the bootstrap
 // superuser over the private socket, the pooler's password lookups, and the connections from that
@@ -29,8 +29,8 @@ import (
 // Manager.Log reads the file incrementally: each call parses only what was written since the last.
 
 const (
-	logJSONFile = "postgresql.json" // jsonlog's file: log_filename with .json for .log
-	logTextFile = "postgresql.log"  // the same messages as text (log_destination stderr)
+	logCSVFile  = "postgresql.csv" // csvlog's file: log_filename with .csv for .log
+	logTextFile = "postgresql.log" // the same messages as text (log_destination stderr)
 )
 
 // logSettings are the server options of the log of an instance whose directory is dir (none for
@@ -41,7 +41,7 @@ func logSettings(dir string) []string {
 	}
 	return []string{
 		"-c", "logging_collector=on",
-		"-c", "log_destination=stderr,jsonlog",
+		"-c", "log_destination=stderr,csvlog",
 		"-c", "log_directory=" + dir,
 		"-c", "log_filename=" + logTextFile,
 		"-c", "log_rotation_age=0",
@@ -109,7 +109,7 @@ func (m *Manager) Log(name string) ([]LogEntry, error) {
 		f = &logFile{}
 		m.logs.files[name] = f
 	}
-	err := f.readFrom(filepath.Join(in.dir, logJSONFile), in.pathsHidden())
+	err := f.readFrom(filepath.Join(in.dir, logCSVFile), in.pathsHidden())
 	return f.entries[:len(f.entries):len(f.entries)], err
 }
 
@@ -121,7 +121,7 @@ func (in *Instance) pathsHidden() *strings.Replacer {
 		in.dir, "/var/lib/postgresql", in.m.dir, "/var/lib/postgresql")
 }
 
-// readFrom parses the whole lines written to path since the last read (from the start when the
+// readFrom parses the whole records written to path since the last read (from the start when the
 // file is another one, or shorter than what was read), with the machine's paths hidden.
 func (f *logFile) readFrom(path string, hide *strings.Replacer) error {
 	fh, err := os.Open(path)
@@ -150,56 +150,62 @@ func (f *logFile) readFrom(path string, hide *strings.Replacer) error {
 	if err != nil {
 		return fmt.Errorf("pgbackend: reading the server log: %w", err)
 	}
-	end := bytes.LastIndexByte(b, '\n') + 1 // a line still being written waits for the next read
-	for line := range bytes.Lines(b[:end]) {
-		if e, ok := parseLogLine(line); ok {
+	// Whole lines only, and whole records of them: a record still being written (cut at a newline in
+	// a quoted field, or not ended yet) waits for the next read.
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	start := f.off
+	for {
+		rec, err := r.Read()
+		if err != nil { // io.EOF, or the record being written
+			break
+		}
+		f.off = start + r.InputOffset()
+		if e, ok := parseLogRecord(rec); ok {
 			e.Message = hide.Replace(e.Message)
 			f.entries = append(f.entries, e)
 		}
 	}
-	f.off += int64(end)
 	return nil
 }
 
-// jsonlogLine holds the fields of a jsonlog line that the service's log uses.
-type jsonlogLine struct {
-	Timestamp  string `json:"timestamp"`
-	User       string `json:"user"`
-	RemoteHost string `json:"remote_host"`
-	Severity   string `json:"error_severity"`
-	Message    string `json:"message"`
-	Detail     string `json:"detail"`
-	Hint       string `json:"hint"`
-}
+// The fields of a csvlog record that the service's log uses (the same places in every version).
+const (
+	csvTime       = 0  // log_time, "2025-01-02 15:04:05.123 UTC" with log_timezone=UTC
+	csvUser       = 1  // user_name
+	csvFrom       = 4  // connection_from: host:port, or [local] for the unix socket
+	csvSeverity   = 11 // error_severity
+	csvMessage    = 13 // message
+	csvDetail     = 14 // detail
+	csvHint       = 15 // hint
+	csvTimeLayout = "2006-01-02 15:04:05.000 MST"
+)
 
-// jsonlogTime is jsonlog's timestamp with log_timezone=UTC: "2025-01-02 15:04:05.123 UTC".
-const jsonlogTime = "2006-01-02 15:04:05.000 MST"
-
-// parseLogLine reads one jsonlog line; ok is false for a line that is not one, or for a message of
-// the emulator's own sessions.
-func parseLogLine(line []byte) (LogEntry, bool) {
-	var l jsonlogLine
-	if err := json.Unmarshal(line, &l); err != nil || l.Message == "" {
+// parseLogRecord reads one csvlog record; ok is false for a record that is not one, or for a message
+// of the emulator's own sessions.
+func parseLogRecord(rec []string) (LogEntry, bool) {
+	if len(rec) <= csvHint || rec[csvMessage] == "" {
 		return LogEntry{}, false
 	}
-	switch {
-	case l.User == superuser || l.User == poolerAuthUser:
+	switch user := rec[csvUser]; {
+	case user == superuser || user == poolerAuthUser:
 		return LogEntry{}, false
-	case l.RemoteHost == "[local]" && l.User == "":
+	case rec[csvFrom] == "[local]" && user == "":
 		return LogEntry{}, false
 	}
-	at, err := time.Parse(jsonlogTime, l.Timestamp)
+	at, err := time.Parse(csvTimeLayout, rec[csvTime])
 	if err != nil {
 		return LogEntry{}, false
 	}
-	msg := l.Message
-	if l.Detail != "" {
-		msg += "\nDETAIL: " + l.Detail
+	msg := rec[csvMessage]
+	if rec[csvDetail] != "" {
+		msg += "\nDETAIL: " + rec[csvDetail]
 	}
-	if l.Hint != "" {
-		msg += "\nHINT: " + l.Hint
+	if rec[csvHint] != "" {
+		msg += "\nHINT: " + rec[csvHint]
 	}
-	return LogEntry{At: at.UTC(), Severity: apiSeverity(l.Severity), Message: msg}, true
+	return LogEntry{At: at.UTC(), Severity: apiSeverity(rec[csvSeverity]), Message: msg}, true
 }
 
 // apiSeverity is the severity the API shows for PostgreSQL's: DEBUG for DEBUG1 to DEBUG5, the

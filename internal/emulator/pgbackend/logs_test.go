@@ -1,6 +1,7 @@
 package pgbackend
 
 import (
+	"encoding/csv"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,36 +17,49 @@ import (
 
 var _ emulator.LogBackend = (*Backend)(nil)
 
-// A jsonlog line of PostgreSQL 15 is one entry; the emulator's own sessions and the unnamed
-// connections from the private socket are not the service's.
-func TestParseLogLine(t *testing.T) {
+// csvRecord is a csvlog record with the fields the service's log reads (the others empty).
+func csvRecord(at, user, from, severity, message, detail, hint string) string {
+	rec := make([]string, 26)
+	rec[csvTime], rec[csvUser], rec[csvFrom], rec[csvSeverity] = at, user, from, severity
+	rec[csvMessage], rec[csvDetail], rec[csvHint] = message, detail, hint
+	rec[19] = "SELECT 1/0 -- PASSWORD 'x'" // query: never shown
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	_ = w.Write(rec)
+	w.Flush()
+	return b.String()
+}
+
+// A csvlog record is one entry; the emulator's own sessions and the unnamed connections from the
+// private socket are not the service's.
+func TestParseLogRecord(t *testing.T) {
+	const at = "2025-03-04 05:06:07.089 UTC"
+	when := time.Date(2025, 3, 4, 5, 6, 7, 89e6, time.UTC)
 	for _, c := range []struct {
-		name, line string
-		want       *LogEntry
+		name, record string
+		want         *LogEntry
 	}{
 		{"a user's error, with detail and hint (the statement is left out)",
-			`{"timestamp":"2025-03-04 05:06:07.089 UTC","user":"tsdbadmin","dbname":"tsdb","pid":42,"remote_host":"127.0.0.1","remote_port":5000,` +
-				`"error_severity":"ERROR","state_code":"22012","message":"division by zero","detail":"d","hint":"h","statement":"SELECT 1/0 -- PASSWORD 'x'","backend_type":"client backend"}`,
-			&LogEntry{At: time.Date(2025, 3, 4, 5, 6, 7, 89e6, time.UTC), Severity: "ERROR", Message: "division by zero\nDETAIL: d\nHINT: h"}},
-		{"the server's own process",
-			`{"timestamp":"2025-03-04 05:06:07.000 UTC","pid":1,"error_severity":"LOG","message":"database system is ready to accept connections","backend_type":"postmaster"}`,
-			&LogEntry{At: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC), Severity: "LOG", Message: "database system is ready to accept connections"}},
-		{"DEBUG3 is DEBUG",
-			`{"timestamp":"2025-03-04 05:06:07.000 UTC","error_severity":"DEBUG3","message":"m"}`,
-			&LogEntry{At: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC), Severity: "DEBUG", Message: "m"}},
+			csvRecord(at, "tsdbadmin", "127.0.0.1:5000", "ERROR", "division by zero", "d, \"quoted\"\nand two lines", "h"),
+			&LogEntry{At: when, Severity: "ERROR", Message: "division by zero\nDETAIL: d, \"quoted\"\nand two lines\nHINT: h"}},
+		{"the server's own process", csvRecord(at, "", "", "LOG", "database system is ready to accept connections", "", ""),
+			&LogEntry{At: when, Severity: "LOG", Message: "database system is ready to accept connections"}},
+		{"DEBUG3 is DEBUG", csvRecord(at, "", "", "DEBUG3", "m", "", ""), &LogEntry{At: when, Severity: "DEBUG", Message: "m"}},
 		{"a connection from the network, not yet authenticated",
-			`{"timestamp":"2025-03-04 05:06:07.000 UTC","remote_host":"127.0.0.1","error_severity":"LOG","message":"connection received: host=127.0.0.1 port=5000"}`,
-			&LogEntry{At: time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC), Severity: "LOG", Message: "connection received: host=127.0.0.1 port=5000"}},
-		{"the emulator's superuser",
-			`{"timestamp":"2025-03-04 05:06:07.000 UTC","user":"postgres","remote_host":"[local]","error_severity":"FATAL","message":"the database system is starting up"}`, nil},
-		{"the pooler's password lookup",
-			`{"timestamp":"2025-03-04 05:06:07.000 UTC","user":"tsdb_pooler_auth","remote_host":"[local]","error_severity":"LOG","message":"connection authorized"}`, nil},
+			csvRecord(at, "", "127.0.0.1:5000", "LOG", "connection received: host=127.0.0.1 port=5000", "", ""),
+			&LogEntry{At: when, Severity: "LOG", Message: "connection received: host=127.0.0.1 port=5000"}},
+		{"the emulator's superuser", csvRecord(at, "postgres", "[local]", "FATAL", "the database system is starting up", "", ""), nil},
+		{"the pooler's password lookup", csvRecord(at, "tsdb_pooler_auth", "[local]", "LOG", "connection authorized", "", ""), nil},
 		{"a connection from the private socket before it says who it is",
-			`{"timestamp":"2025-03-04 05:06:07.000 UTC","remote_host":"[local]","error_severity":"LOG","message":"connection received: host=[local]"}`, nil},
-		{"not JSON", `2025-03-04 05:06:07 UTC LOG:  text`, nil},
-		{"no time", `{"error_severity":"LOG","message":"m"}`, nil},
+			csvRecord(at, "", "[local]", "LOG", "connection received: host=[local]", "", ""), nil},
+		{"too few fields", "2025-03-04 05:06:07.089 UTC,tsdbadmin,tsdb,1,,,,,,,,ERROR,22012,m\n", nil},
+		{"no time", csvRecord("yesterday", "", "", "LOG", "m", "", ""), nil},
 	} {
-		got, ok := parseLogLine([]byte(c.line + "\n"))
+		rec, err := csv.NewReader(strings.NewReader(c.record)).Read()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, ok := parseLogRecord(rec)
 		switch {
 		case c.want == nil && ok:
 			t.Errorf("%s: read as %+v, want left out", c.name, got)
@@ -113,7 +127,7 @@ func TestServiceLogIsTheServerLog(t *testing.T) {
 			t.Errorf("%q in the service's log:\n%s", not, strings.Join(all, "\n"))
 		}
 	}
-	if _, err := os.Stat(filepath.Join(m.Instance(id).data, logJSONFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(m.Instance(id).data, logCSVFile)); err == nil {
 		t.Error("the log is in the data directory: a fork would copy it")
 	}
 	_ = c.Close(t.Context())
@@ -156,9 +170,9 @@ func TestLogReadsIncrementally(t *testing.T) {
 	if !slices.Equal(second[:len(first)], first) {
 		t.Error("a second read changed the entries of the first")
 	}
-	path := filepath.Join(in.dir, logJSONFile)
-	replaced := `{"timestamp":"2025-01-01 00:00:00.000 UTC","error_severity":"LOG","message":"a new file"}` + "\n"
-	if err := os.WriteFile(path+".new", []byte(replaced), 0o600); err != nil {
+	path := filepath.Join(in.dir, logCSVFile)
+	const at = "2025-01-01 00:00:00.000 UTC"
+	if err := os.WriteFile(path+".new", []byte(csvRecord(at, "", "", "LOG", "a new file", "", "")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(path+".new", path); err != nil {
@@ -166,6 +180,27 @@ func TestLogReadsIncrementally(t *testing.T) {
 	}
 	third, err := m.Log(in.name)
 	if err != nil || len(third) != 1 || third[0].Message != "a new file" {
-		t.Errorf("after the file was replaced: %+v, %v", third, err)
+		t.Fatalf("after the file was replaced: %+v, %v", third, err)
+	}
+	// A record being written waits until it is whole: cut in its first field, then at a newline in
+	// a quoted field.
+	rec := csvRecord(at, "", "", "ERROR", "written in parts", "first line\nsecond line", "")
+	cut := strings.Index(rec, "first line\n") + len("first line\n")
+	for i, part := range []string{rec[:10], rec[10:cut], rec[cut:]} {
+		fh, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = fh.WriteString(part)
+		_ = fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Log(in.name)
+		whole := i == 2
+		if err != nil || len(got) != map[bool]int{false: 1, true: 2}[whole] ||
+			(whole && got[1].Message != "written in parts\nDETAIL: first line\nsecond line") {
+			t.Errorf("after part %d of a record: %+v, %v", i+1, got, err)
+		}
 	}
 }
