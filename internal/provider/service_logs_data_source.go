@@ -184,7 +184,7 @@ func (d *serviceLogsDataSource) Read(ctx context.Context, req datasource.ReadReq
 		gone+"\n\n"+fmt.Sprint(err)) {
 		return
 	}
-	resp.Diagnostics.Append(got.fill(&cfg)...)
+	resp.Diagnostics.Append(got.fill(ctx, &cfg)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &cfg)...)
 }
 
@@ -383,7 +383,7 @@ func parsePlainLogLine(s string) logLine {
 }
 
 // fill writes what was read into the model.
-func (r logsRead) fill(m *serviceLogsDataModel) diag.Diagnostics {
+func (r logsRead) fill(ctx context.Context, m *serviceLogsDataModel) diag.Diagnostics {
 	m.Entries = make([]serviceLogEntry, 0, len(r.kept))
 	for _, l := range r.kept {
 		e := serviceLogEntry{Severity: types.StringPointerValue(l.severity), Node: types.StringPointerValue(l.node),
@@ -395,7 +395,7 @@ func (r logsRead) fill(m *serviceLogsDataModel) diag.Diagnostics {
 	}
 	m.Truncated = types.BoolValue(r.truncated)
 	var diags diag.Diagnostics
-	m.SeverityCounts, diags = types.MapValueFrom(context.Background(), types.Int64Type, r.counts)
+	m.SeverityCounts, diags = types.MapValueFrom(ctx, types.Int64Type, r.counts)
 	m.WarningCount, m.ErrorCount = types.Int64Value(r.counts["WARNING"]), types.Int64Value(r.counts["ERROR"])
 	m.FatalCount, m.PanicCount = types.Int64Value(r.counts["FATAL"]), types.Int64Value(r.counts["PANIC"])
 	return diags

@@ -83,7 +83,7 @@ type logCache struct {
 // logFile is what was read of one log file.
 type logFile struct {
 	ino     uint64
-	off     int64 // bytes read and parsed (whole lines)
+	off     int64 // bytes read and parsed (whole records)
 	entries []LogEntry
 }
 
