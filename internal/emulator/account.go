@@ -94,12 +94,67 @@ func (s *serviceRec) seedLogs(now time.Time) {
 	}
 	for i, l := range lines {
 		s.log(now.Add(time.Duration(i)*time.Millisecond), l.sev, l.msg)
+		s.logs[len(s.logs)-1].seeded = true
 	}
 }
 
+// serviceLogLocked is the service's log, oldest first. With a backend that keeps the database's own
+// log (LogBackend: PostgreSQL's server log), it is that log with the lines added by ServiceLogLine,
+// in time order; otherwise the emulator's lines (the synthetic start-up lines and the added ones).
+func (d *database) serviceLogLocked(s *serviceRec) []logEntry {
+	lb, ok := d.db.(LogBackend)
+	if !ok {
+		return s.logs
+	}
+	var out []logEntry
+	if !lb.ServiceLog(s.id(), func(at time.Time, severity, node, message string) {
+		out = append(out, logEntry{at: at.UTC(), severity: severity, node: node, message: message})
+	}) {
+		return s.logs
+	}
+	for _, l := range s.logs {
+		if !l.seeded {
+			out = append(out, l)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b logEntry) int { return a.at.Compare(b.at) })
+	return out
+}
+
+// logFilter is the query of a page of logs, without the cursor.
+type logFilter struct {
+	since, until *time.Time
+	search, node *string
+	severities   []string
+}
+
+func logFilterOf(params api.GetServiceLogsParams) logFilter {
+	f := logFilter{since: params.Since, until: params.Until, search: params.Search, node: params.Node}
+	if params.Severities != nil {
+		for _, v := range *params.Severities {
+			f.severities = append(f.severities, strings.ToUpper(strings.TrimSpace(v)))
+		}
+	}
+	return f
+}
+
+// matches reports whether the entry passes every filter: since (at or after), until (before),
+// search (in the message, any case), one of the severities, node.
+func (f logFilter) matches(l logEntry) bool {
+	switch {
+	case f.since != nil && l.at.Before(*f.since),
+		f.until != nil && !l.at.Before(*f.until),
+		f.search != nil && !strings.Contains(strings.ToLower(l.message), strings.ToLower(*f.search)),
+		len(f.severities) > 0 && !slices.Contains(f.severities, l.severity),
+		f.node != nil && *f.node != l.node:
+		return false
+	}
+	return true
+}
+
 // GetServiceLogs answers one page of a service's log, oldest first, filtered by the query. The
-// cursor is the index of the next entry among the filtered ones; last_cursor is absent on the last
-// page.
+// cursor is the index of the next entry among the filtered ones (a log only grows, so it stays
+// valid); last_cursor is absent on the last page.
 func (h handlers) GetServiceLogs(w http.ResponseWriter, _ *http.Request, projectID api.ProjectID, serviceID api.ServiceID, params api.GetServiceLogsParams) {
 	h.run(w, func(time.Time) (int, any, *apiError) {
 		s, err := h.e.serviceOr404(projectID, serviceID)
@@ -114,23 +169,12 @@ func (h handlers) GetServiceLogs(w http.ResponseWriter, _ *http.Request, project
 			}
 			start = n
 		}
-		var sevs []string
-		if params.Severities != nil {
-			for _, v := range *params.Severities {
-				sevs = append(sevs, strings.ToUpper(strings.TrimSpace(v)))
-			}
-		}
+		f := logFilterOf(params)
 		var matched []logEntry
-		for _, l := range s.logs {
-			switch {
-			case params.Since != nil && l.at.Before(*params.Since),
-				params.Until != nil && !l.at.Before(*params.Until),
-				params.Search != nil && !strings.Contains(strings.ToLower(l.message), strings.ToLower(*params.Search)),
-				len(sevs) > 0 && !slices.Contains(sevs, l.severity),
-				params.Node != nil && *params.Node != l.node:
-				continue
+		for _, l := range h.e.serviceLogLocked(s) {
+			if f.matches(l) {
+				matched = append(matched, l)
 			}
-			matched = append(matched, l)
 		}
 		out := api.ServiceLogs{Logs: []string{}, Entries: &[]api.LogEntry{}}
 		end := min(start+LogPageSize, len(matched))

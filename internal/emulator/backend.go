@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
@@ -222,4 +223,13 @@ func (e *database) dbPooler(s *serviceRec, replicaSetID string, enabled bool, in
 		return invented
 	}
 	return &api.Endpoint{Host: ptr(host), Port: ptr(port)}
+}
+
+// LogBackend is what a DatabaseBackend also implements when its databases keep a log of their own
+// (the pgbackend package: each instance's PostgreSQL server log). A service's log (GET .../logs) is
+// then that log, with the lines tests add (ServiceLogLine), instead of the synthetic start-up lines.
+// ServiceLog is called with the state lock held; it calls each for every entry, oldest first, and
+// reports whether the service has such a log (false: the emulator's own lines are shown).
+type LogBackend interface {
+	ServiceLog(serviceID string, each func(at time.Time, severity, node, message string)) bool
 }

@@ -62,6 +62,7 @@ type logEntry struct {
 	severity string
 	node     string
 	message  string
+	seeded   bool // a synthetic start-up line (seedLogs), not shown when the backend keeps the log
 }
 
 // newServiceParams is what a new service is made of (create, fork): newService in services.go.

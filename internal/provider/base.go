@@ -42,6 +42,7 @@ const (
 	vpcsTypeName        = vpcTypeName + "s"
 	peeringsTypeName    = peeringTypeName + "s"
 	projectsTypeName    = "dbcloud_projects"
+	serviceLogsTypeName = serviceTypeName + "_logs"
 )
 
 // resourceBase is embedded by every resource (and list resource): its full type name, and the

@@ -174,6 +174,7 @@ func (p *dbcloudProvider) DataSources(_ context.Context) []func() datasource.Dat
 		NewVPCPeeringDataSource,
 		NewVPCPeeringsDataSource,
 		NewProjectsDataSource,
+		NewServiceLogsDataSource,
 	}
 }
 

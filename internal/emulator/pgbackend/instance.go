@@ -118,6 +118,7 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 		// pg_hba.conf may be an older emulator's.
 		"-c", "hba_file=" + in.m.hbaFile,
 	}
+	args = append(args, logSettings(in.dir)...) // the server log as the service's log (logs.go)
 	cmd := exec.Command(filepath.Join(in.m.binDir, "postgres"), args...)
 	cmd.Dir = in.sock
 	cmd.Env = childEnv()
@@ -140,11 +141,11 @@ func (in *Instance) startOnce(ctx context.Context, tcp bool) error {
 	switch {
 	case errors.Is(err, errExited):
 		in.cmd = nil
-		out, _ := os.ReadFile(logPath)
+		out := startLog(logPath, in.dir)
 		return fmt.Errorf("pgbackend: postgres %s exited at start-up:\n%s", in.name, tail(out, 1500))
 	case err != nil:
 		in.stop()
-		out, _ := os.ReadFile(logPath)
+		out := startLog(logPath, in.dir)
 		return fmt.Errorf("pgbackend: postgres %s did not accept connections in time (%w)\n%s", in.name, err, tail(out, 1500))
 	}
 	return nil

@@ -109,6 +109,7 @@ type Manager struct {
 	exts      map[string]bool // installed extensions of interest (timescaledb, vector)
 	logf      func(format string, args ...any)
 	startup   time.Duration
+	logs      logCache // what was read of each instance's server log (logs.go)
 
 	// The lockdown (lockdown.go): the template's superuser password (each instance gets its own),
 	// and the pg_hba.conf of every instance.
