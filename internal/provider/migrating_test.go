@@ -2,6 +2,7 @@ package provider
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -143,7 +144,7 @@ func (m *migration) readOfficialSchema() (map[string]timescaleResourceSchema, er
 		cmd := exec.Command(w.bin, args...)
 		cmd.Dir, cmd.Env = dir, w.environ()
 		out, err := cmd.Output()
-		if ee, ok := err.(*exec.ExitError); ok {
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 			err = fmt.Errorf("%s %s: %w\n%s", w.bin, strings.Join(args, " "), err, ee.Stderr)
 		}
 		return out, err
@@ -546,7 +547,8 @@ func (m *migration) movedObjects() map[string]movedObject {
 		} `json:"values"`
 	}
 	out := m.w.must("show", "-json")
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &shown); err != nil {
+	start := max(strings.Index(out, "{"), 0) // after the warning of the dev_overrides, if any
+	if err := json.Unmarshal([]byte(out[start:]), &shown); err != nil {
 		m.t.Fatalf("terraform show -json: %v\n%s", err, out)
 	}
 	objs := map[string]movedObject{}
