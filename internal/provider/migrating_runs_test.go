@@ -50,8 +50,9 @@ func (m *migration) workdir(t *testing.T, state, config string) *tfWorkdir {
 }
 
 // A read replica, a schema version no release wrote, another type of the official provider and a
-// Transit Gateway attachment are each refused with an error that says what to do; nothing is moved
-// (the state still holds the source object) and nothing is written to the API.
+// Transit Gateway attachment are each refused with an error that says what to do, and so is a moved
+// service whose configuration would replace it (the replacement guard); nothing is moved (the state
+// still holds the source object) and nothing is written to the API.
 func TestAccMigrating_refused(t *testing.T) {
 	m := newMigration(t)
 	id, _ := m.service("orders")
@@ -77,6 +78,10 @@ moved {
 			[]string{"A read replica does not move to dbcloud_service", "is a read replica of service ab12cd34ef", "dbcloud_read_replica_set", "destroy = false"}},
 		{"unknown version", service(4, nil), fmt.Sprintf(toService, "timescale_service.db"),
 			[]string{"Unknown timescale_service schema version 4", "import"}},
+		// A typo in the rewritten configuration meets the replacement guard, as for any service.
+		{"a replacement", service(0, nil), strings.Replace(fmt.Sprintf(toService, "timescale_service.db"), `name = "orders"`, `name        = "orders"
+  region_code = "eu-west-1"`, 1),
+			[]string{"Change would delete the service and its data", `region_code from "us-east-1" to "eu-west-1"`}},
 		{"another type", timescaleStateFile(t, m.host, timescaleObject{typ: "timescale_vpcs", name: "main", attrs: timescaleVPCAttrs(1234, "main", "10.0.0.0/16")}),
 			fmt.Sprintf(toService, "timescale_vpcs.main"),
 			[]string{"Cannot move timescale_vpcs to dbcloud_service", "A timescale_vpcs moves to dbcloud_vpc"}},

@@ -387,9 +387,10 @@ func TestAccMigratingGuide_example(t *testing.T) {
 	writeBlocks(t, m.w, []string{"main.tf", "modules/analytics/main.tf"}, files[:2])
 	m.modules(m.w)
 	m.srv.ResetRequests()
+	m.w.runWant(2, "plan", "-detailed-exitcode", "-input=false") // moves to apply, as the guide says
 	out := m.w.must("apply", "-auto-approve", "-input=false")
 	if w := writes(m.srv); len(w) > 0 {
-		t.Errorf("the move wrote to the API: %v", w)
+		t.Errorf("the plan and the apply of the move wrote to the API: %v", w)
 	}
 	wantMoves := map[string]string{
 		"timescale_vpcs.main": "dbcloud_vpc.main", "timescale_peering_connection.aws": "dbcloud_vpc_peering.aws",
