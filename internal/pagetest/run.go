@@ -64,16 +64,52 @@ type pageRun struct {
 	// versions.tf with required_providers unless a block of the page has one.
 	declared bool
 	examples []string // the directories of a reference page's examples
+	// others: the directories of the builds of the other providers the page uses (provider=), by
+	// registry source, named in the CLI configuration's dev_overrides.
+	others map[string]string
 }
 
-// RunPage runs the blocks of one page in a fresh directory against a fresh emulator.
+// RunPage runs the blocks of one page in a fresh directory against a fresh emulator; a page with
+// cli=every runs so once on each CLI of the runner (Terraform, Terraform next, OpenTofu as `terraform`).
 func RunPage(cfg Config, page *Page) Result {
+	if cfg.BlockTimeout == 0 {
+		cfg.BlockTimeout = 10 * time.Minute
+	}
+	switch page.Options["cli"] {
+	case "", "next":
+		return runPageOn(cfg, page, "")
+	case "every":
+	default:
+		fmt.Fprintf(cfg.Out, "  FAIL  %s: cli=%q: write cli=next or cli=every\n", page.Path, page.Options["cli"])
+		return Result{Failed: 1, Errors: []string{page.Path + ": unknown cli=" + page.Options["cli"]}}
+	}
+	var total Result
+	for _, c := range []struct{ name, bin, missing string }{
+		{"Terraform", cfg.Terraform, "no terraform"},
+		{"Terraform next", cfg.TerraformNext, "needs Terraform 1.16: make terraform-next"},
+		{"OpenTofu", cfg.Tofu, "needs OpenTofu: make tofu"},
+	} {
+		if c.bin == "" {
+			fmt.Fprintf(cfg.Out, "  skip  %s on %s (%s)\n", page.Path, c.name, c.missing)
+			total.Skipped++
+			continue
+		}
+		fmt.Fprintf(cfg.Out, "  --    %s on %s (%s)\n", page.Path, c.name, c.bin)
+		res := runPageOn(cfg, page, c.bin)
+		total.Passed += res.Passed
+		total.Failed += res.Failed
+		total.Skipped += res.Skipped
+		total.Blocks += res.Blocks
+		total.Errors = append(total.Errors, res.Errors...)
+	}
+	return total
+}
+
+// runPageOn runs a page with cli as `terraform` ("": the page's CLI, Terraform or Terraform next).
+func runPageOn(cfg Config, page *Page, cli string) Result {
 	r := &pageRun{cfg: cfg, page: page, expected: page.Options["expect-error"], reference: isReference(page.Path)}
 	_, declared := page.Options["provider-declared"]
 	r.declared = declared || r.reference
-	if cfg.BlockTimeout == 0 {
-		r.cfg.BlockTimeout = 10 * time.Minute
-	}
 	if reason, ok := page.Options["skip"]; ok {
 		r.printf("  skip  %s (%s)\n", page.Path, reason)
 		r.res.Skipped++
@@ -88,14 +124,26 @@ func RunPage(cfg Config, page *Page) Result {
 		}
 		return r.res
 	}
-	r.cli = cfg.Terraform
-	if needsNext(page) {
-		if cfg.TerraformNext == "" {
-			r.printf("  skip  %s (needs Terraform 1.16: make terraform-next)\n", page.Path)
-			r.res.Skipped++
-			return r.res
+	r.cli = cli
+	if r.cli == "" {
+		r.cli = cfg.Terraform
+		if needsNext(page) {
+			if cfg.TerraformNext == "" {
+				r.printf("  skip  %s (needs Terraform 1.16: make terraform-next)\n", page.Path)
+				r.res.Skipped++
+				return r.res
+			}
+			r.cli = cfg.TerraformNext
 		}
-		r.cli = cfg.TerraformNext
+	}
+	if skip, err := r.otherProviders(); skip != "" || err != nil {
+		if err != nil {
+			r.fail(page.Path, err.Error(), "")
+		} else {
+			r.printf("  skip  %s (%s)\n", page.Path, skip)
+			r.res.Skipped++
+		}
+		return r.res
 	}
 	if err := r.setup(); err != nil {
 		r.fail(page.Path, err.Error(), "")

@@ -2,12 +2,17 @@ package pagetest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/thirdparty"
 )
 
 // A page's directory, CLI configuration, environment and setup script.
@@ -76,12 +81,47 @@ func (r *pageRun) writeCLIConfig() (string, error) {
 	tfrc := filepath.Join(r.root, "dbcloud-dev.tfrc")
 	var b strings.Builder
 	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	// The README's line, and its OpenTofu twin.
-	for _, addr := range []string{"registry.terraform.io/dbcloud/dbcloud", "registry.opentofu.org/dbcloud/dbcloud"} {
-		fmt.Fprintf(&b, "    %q = %q\n", addr, r.cfg.ProviderDir)
+	// The README's line, and its OpenTofu twin; then those of the other providers the page uses.
+	dirs := map[string]string{"dbcloud/dbcloud": r.cfg.ProviderDir}
+	maps.Copy(dirs, r.others)
+	for _, source := range slices.Sorted(maps.Keys(dirs)) {
+		for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
+			fmt.Fprintf(&b, "    %q = %q\n", host+"/"+source, dirs[source])
+		}
 	}
 	b.WriteString("  }\n  direct {}\n}\n")
 	return tfrc, os.WriteFile(tfrc, []byte(b.String()), 0o644)
+}
+
+// otherProviders builds the other providers the page uses (provider=SOURCE[,SOURCE...]), from their
+// source next to the repository into the build cache the tests share (internal/thirdparty), for the
+// CLI configuration's dev_overrides. skip says why the page cannot run (a provider without its source).
+func (r *pageRun) otherProviders() (skip string, err error) {
+	list := r.page.Options["provider"]
+	if list == "" {
+		return "", nil
+	}
+	root, err := thirdparty.RepoRoot(".")
+	if err != nil {
+		return "", err
+	}
+	r.others = map[string]string{}
+	for _, source := range strings.Split(list, ",") {
+		source = strings.TrimSpace(source)
+		p, ok := thirdparty.BySource(source)
+		if !ok {
+			return "", fmt.Errorf("provider=%s: not a provider of ../shared/third_party (internal/thirdparty knows its builds)", source)
+		}
+		dir, err := p.Build(root, func(format string, args ...any) { r.printf("  "+format+"\n", args...) })
+		if errors.Is(err, thirdparty.ErrNoSource) {
+			return fmt.Sprintf("needs the %s provider: %v", source, err), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		r.others[source] = dir
+	}
+	return "", nil
 }
 
 // setVars sets the values sub= may use: the emulator's, and a free loopback address.
@@ -126,7 +166,9 @@ var readerEnv = regexp.MustCompile(`^(HOME|USER|LOGNAME|SHELL|LANG|LC_[A-Z]+|TZ|
 // setupScript runs a page's setup script (setup=PATH, relative to the repository
 // root): what the reader has before the page starts, such as objects to import. It
 // runs with bash and the page's environment, in a directory of its own; each
-// KEY=VALUE line it writes to $PAGETEST_VARS becomes a value that sub= may use.
+// KEY=VALUE line it writes to $PAGETEST_VARS becomes a value that sub= may use, and
+// what it leaves in $PAGETEST_WORKDIR (the reader's directory: a state, say) is there
+// when the page starts.
 func (r *pageRun) setupScript(script string) error {
 	abs, err := filepath.Abs(script)
 	if err != nil {
@@ -137,7 +179,7 @@ func (r *pageRun) setupScript(script string) error {
 		return err
 	}
 	varsFile := filepath.Join(r.root, "setup.vars")
-	env := append(append([]string{}, r.env...), "PAGETEST_VARS="+varsFile)
+	env := append(append([]string{}, r.env...), "PAGETEST_VARS="+varsFile, "PAGETEST_WORKDIR="+r.work)
 	out, code, err := r.exec(dir, env, nil, "bash", abs)
 	if err == nil && code != 0 {
 		err = fmt.Errorf("exit %d", code)

@@ -93,6 +93,7 @@ var (
 	_ resource.ResourceWithIdentity       = (*managedResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*managedResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*managedResource)(nil)
+	_ resource.ResourceWithMoveState      = (*managedResource)(nil)
 )
 
 func (m *managedResource) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -228,6 +229,15 @@ func (m *managedResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if mp, ok := m.impl.(resource.ResourceWithModifyPlan); ok {
 		mp.ModifyPlan(ctx, req, resp)
 	}
+}
+
+// MoveState passes the resource's state movers through (a `moved` block from another provider's
+// resource: move_state.go); none when the resource has none. A move is never configured: no guard.
+func (m *managedResource) MoveState(ctx context.Context) []resource.StateMover {
+	if ms, ok := m.impl.(resource.ResourceWithMoveState); ok {
+		return ms.MoveState(ctx)
+	}
+	return nil
 }
 
 func (m *managedResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {

@@ -2,17 +2,12 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +20,7 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/thirdparty"
 )
 
 // Acceptance tests against the emulator with a real PostgreSQL behind it (pgbackend): the endpoint
@@ -287,107 +283,45 @@ func waitStatus(ctx context.Context, c *api.Client, id string, status api.Servic
 	}
 }
 
-// The PostgreSQL provider (cyrilgdn/postgresql), the client the connecting guide pairs with
-// dbcloud_service, as the guide's tests run it: built from its source in ../shared/third_party
-// (relative to the repository's root, as CI checks it out) into the user's cache directory, keyed
-// by a hash of the source (built once, reused by every later run), or from the registry when the
-// source is not there and the registry answers. Neither: the test skips, saying so.
+// The other projects' providers the tests run as real clients (internal/thirdparty): the PostgreSQL
+// provider (cyrilgdn/postgresql), which the connecting guide pairs with dbcloud_service, and the
+// vendor's official provider (timescale/timescale), which the migrating guide moves from. Each is built
+// from its source in ../shared/third_party (relative to the repository's root, as CI checks it out)
+// into the one build cache (the user's cache directory, keyed by a hash of the source: built once,
+// reused by every later run and by the page runner), or comes from the registry when the source is
+// not there and the registry answers. Neither: the test skips, saying so.
 
-// postgresqlProviderSource is the PostgreSQL provider's source next to the repository ("" if none).
-func postgresqlProviderSource(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for ; ; dir = filepath.Dir(dir) {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && strings.Contains(string(b), "module github.com/dbcloud/terraform-provider-dbcloud\n") {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no repository root above the test's directory")
-		}
-	}
-	src := filepath.Join(dir, "..", "shared", "third_party", "terraform-provider-postgresql")
-	if _, err := os.Stat(filepath.Join(src, "main.go")); err != nil {
-		return ""
-	}
-	return src
-}
-
-// postgresqlProvider answers the directory of a built terraform-provider-postgresql (for
-// dev_overrides), or "" when the registry is to install it; it skips the test when neither works.
+// postgresqlProvider is thirdPartyProvider of the PostgreSQL provider.
 func postgresqlProvider(t *testing.T) string {
 	t.Helper()
-	src := postgresqlProviderSource(t)
-	if src == "" {
-		c := http.Client{Timeout: 5 * time.Second}
-		resp, err := c.Get("https://registry.terraform.io/v1/providers/cyrilgdn/postgresql/versions")
-		if err == nil {
-			_ = resp.Body.Close()
-		}
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Skipf("the PostgreSQL provider is not at hand: no source in ../shared/third_party/terraform-provider-postgresql "+
-				"(relative to the repository's root), and registry.terraform.io does not answer (%v)", err)
-		}
-		return ""
-	}
-	key, err := sourceHash(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "terraform-provider-dbcloud", "postgresql-provider-"+key)
-	bin := filepath.Join(dir, "terraform-provider-postgresql")
-	if _, err := os.Stat(bin); err == nil {
-		return dir
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The tree may be read-only: build from a copy.
-	work := t.TempDir()
-	if out, err := exec.Command("cp", "-R", src+"/.", work).CombinedOutput(); err != nil {
-		t.Fatalf("copying the PostgreSQL provider's source: %v\n%s", err, out)
-	}
-	_ = filepath.WalkDir(work, func(p string, _ fs.DirEntry, _ error) error { return os.Chmod(p, 0o755) }) //nolint:gosec // a private copy
-	start := time.Now()
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin+".tmp", ".")
-	cmd.Dir, cmd.Env = work, append(os.Environ(), "GOFLAGS=-mod=mod")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the PostgreSQL provider from %s: %v\n%s", src, err, out)
-	}
-	if err := os.Rename(bin+".tmp", bin); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("built the PostgreSQL provider in %s (cached in %s)", time.Since(start).Round(time.Second), dir)
-	return dir
+	return thirdPartyProvider(t, thirdparty.PostgreSQL)
 }
 
-// sourceHash is a hash of a Go module's sources (go.mod, go.sum and every .go file).
-func sourceHash(root string) (string, error) {
-	h := sha256.New()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		name := d.Name()
-		if !strings.HasSuffix(name, ".go") && name != "go.mod" && name != "go.sum" {
-			return nil
-		}
-		b, err := os.ReadFile(p)
+// thirdPartyProvider answers the directory of a built provider of ../shared/third_party (for
+// dev_overrides), or "" when the registry is to install it (terraform init); it skips the test when
+// neither works.
+func thirdPartyProvider(t *testing.T, p thirdparty.Provider) string {
+	t.Helper()
+	root, err := thirdparty.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := p.Build(root, t.Logf)
+	if !errors.Is(err, thirdparty.ErrNoSource) {
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(root, p)
-		fmt.Fprintf(h, "%s %d\n", rel, len(b))
-		h.Write(b)
-		return nil
-	})
-	return hex.EncodeToString(h.Sum(nil))[:16], err
+		return dir
+	}
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, rerr := c.Get("https://registry.terraform.io/v1/providers/" + p.Source + "/versions")
+	if rerr == nil {
+		_ = resp.Body.Close()
+	}
+	if rerr != nil || resp.StatusCode != http.StatusOK {
+		t.Skipf("the %s provider is not at hand: %v, and registry.terraform.io does not answer (%v)", p.Source, err, rerr)
+	}
+	return ""
 }
 
 // TestAccPostgreSQLProvider_build: the PostgreSQL provider builds (or comes from the cache) and runs.
@@ -397,7 +331,7 @@ func TestAccPostgreSQLProvider_build(t *testing.T) {
 	if dir == "" {
 		t.Skip("from the registry")
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "terraform-provider-postgresql")); err != nil || fi.Mode()&0o111 == 0 {
+	if fi, err := os.Stat(filepath.Join(dir, thirdparty.PostgreSQL.Binary())); err != nil || fi.Mode()&0o111 == 0 {
 		t.Fatalf("no executable provider in %s: %v", dir, err)
 	}
 }
