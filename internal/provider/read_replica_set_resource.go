@@ -33,6 +33,8 @@ const (
 var (
 	_ resource.ResourceWithImportState = (*readReplicaSetResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*readReplicaSetResource)(nil)
+
+	_ lostCreateFinder[readReplicaSetModel, api.ReadReplicaSet] = (*readReplicaSetResource)(nil) // findCreated and createdID: its one lookup of a lost create (placeholder.go)
 )
 
 // NewReadReplicaSetResource is the dbcloud_read_replica_set resource.

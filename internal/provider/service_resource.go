@@ -36,6 +36,8 @@ var (
 	_ resource.ResourceWithImportState    = (*serviceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*serviceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*serviceResource)(nil)
+
+	_ lostCreateFinder[serviceResourceModel, api.Service] = (*serviceResource)(nil) // findCreated and createdID: its one lookup of a lost create (placeholder.go)
 )
 
 // NewServiceResource is the dbcloud_service resource.

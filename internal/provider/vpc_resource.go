@@ -31,7 +31,11 @@ const vpcDeleteTimeout = 10 * time.Minute
 // seen, a VPC delete waits out before it gives up (the API may lag behind a detach).
 const vpcUnexplainedConflicts = 5
 
-var _ resource.ResourceWithImportState = (*vpcResource)(nil)
+var (
+	_ resource.ResourceWithImportState = (*vpcResource)(nil)
+
+	_ lostCreateFinder[vpcModel, api.VPC] = (*vpcResource)(nil) // findCreated and createdID: its one lookup of a lost create (placeholder.go)
+)
 
 // NewVPCResource is the dbcloud_vpc resource.
 func NewVPCResource() resource.Resource {
