@@ -279,7 +279,7 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 					if err == nil {
 						created := *m
 						created.ConnectionPoolerEnabled, created.Environment = types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs))
-						_, err = runReplicaSetActions(ctx, r.pd, id, replicaSetChanges.afterCreate(*plan, created))
+						_, err = runActions(ctx, r.pd, id, replicaSetChanges.afterCreate(*plan, created), *plan, nil)
 					}
 					if err == nil {
 						if rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id); err == nil {
@@ -324,8 +324,8 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		}
 	}
 	actions := replicaSetChanges.actions(plan, state)
-	if summary, err := runReplicaSetActions(ctx, r.pd, id, actions); err != nil {
-		r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
+	if a, err := runActions(ctx, r.pd, id, actions, plan, nil); err != nil {
+		r.pd.updateFailed(ctx, &resp.Diagnostics, a.update, object, err)
 		return
 	}
 	if resume || len(actions) > 0 {

@@ -147,10 +147,8 @@ func (r *serviceResource) whenCreated(ctx context.Context, plan serviceResourceM
 	if !plan.Fork.IsNull() && !checkFork(ctx, plan, ready, diags) {
 		return "", nil
 	}
-	for _, a := range serviceCreateActions(plan, serviceResourceModel{serviceFields: flattenService(ready)}) {
-		if err := a.run(ctx, pd, id); err != nil {
-			return a.create, err
-		}
+	if a, err := runActions(ctx, pd, id, serviceCreateActions(plan, serviceResourceModel{serviceFields: flattenService(ready)}), plan, nil); err != nil {
+		return a.create, err
 	}
 	// paused = true: stop it now that it is READY and set up; otherwise read the READY record.
 	var final *api.Service

@@ -40,16 +40,11 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	cur := state
 	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
 	actions, resumeCreate := updateActions(ctx, req, state, plan)
-	for _, a := range actions {
-		if err := a.run(ctx, pd, id); err != nil {
-			pd.updateFailed(ctx, &resp.Diagnostics, a.update, "Service "+id, err)
-			recordServiceProgress(ctx, pd, &cur)
-			resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
-			return
-		}
-		if a.record != nil {
-			a.record(&cur, plan)
-		}
+	if a, err := runActions(ctx, pd, id, actions, plan, &cur); err != nil {
+		pd.updateFailed(ctx, &resp.Diagnostics, a.update, "Service "+id, err)
+		recordServiceProgress(ctx, pd, &cur)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+		return
 	}
 
 	// Final state. After API calls, wait for READY (the plan says READY); otherwise just read.
