@@ -1,8 +1,8 @@
 package provider
 
 // The provider's data: what Configure hands every resource, data source, list resource and action.
-// It uses nothing of the package but the analytics client, the service read cache and the record of
-// unfinished final copies (all leaves),
+// It uses nothing of the package but the analytics client, the service read cache, the record of
+// unfinished final copies and the record of this run's pauses (all leaves),
 // so that no file depends on the registry (provider.go).
 
 import (
@@ -27,9 +27,9 @@ type providerData struct {
 	walk      runWalk     // whether this run plans or applies (logins_stop.go)
 	// credentials is the run's one plan-time check of the credentials (credentials_check.go).
 	credentials credentialsCheck
-	// pauses is what this run's plan of each service says of its pause after the apply (service id:
-	// bool), for the plan of its read replica sets (service_plan.go, read_replica_set_resource.go).
-	pauses sync.Map
+	// pauses is this run's record of the pauses of services, written by dbcloud_service
+	// (service_pauses.go).
+	pauses runPauses
 }
 
 // outageWarnings adds a warning for each outage the client rode out since the last call: the API was

@@ -211,25 +211,24 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 // refuseOnPausedService adds an error when the plan knows that service serviceID is paused after this
-// apply: this plan leaves it paused (the plan of the service, service_plan.go recordPause), or, when
-// this run does not plan the service, the API said it is PAUSED or PAUSING (its record in the list
-// the plan already read, refresh_cache.go). what is what cannot be done, e.g. `read replica set "r"
+// apply: this plan leaves it paused (this run's pauses, written by the plan of the service,
+// service_plan.go recordPause), or, when this run does not plan the service, the API said it is
+// paused (its record in the list the plan already read, refresh_cache.go; api.Service.Paused). what is what cannot be done, e.g. `read replica set "r"
 // cannot be created`. A service the plan knows nothing of, or could not read, is left to the apply.
 func (r *readReplicaSetResource) refuseOnPausedService(ctx context.Context, serviceID types.String, what string, diags *diag.Diagnostics) {
 	if r.pd == nil || !known(serviceID) {
 		return
 	}
 	id := serviceID.ValueString()
-	paused, planned := r.pd.pauses.Load(id)
+	paused, planned := r.pd.pauses.afterApply(id)
 	if !planned {
 		svc, err := r.pd.read().GetService(ctx, id)
 		if err != nil {
 			return
 		}
-		st := deref(svc.Status)
-		paused = st == api.PAUSED || st == api.PAUSING
+		paused = svc.Paused()
 	}
-	if p, _ := paused.(bool); !p {
+	if !paused {
 		return
 	}
 	diags.AddAttributeError(path.Root("service_id"), "Service is paused",
