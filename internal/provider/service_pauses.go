@@ -22,15 +22,15 @@ type runPause struct {
 	leftPaused           bool // the run's create or update of the service left it paused
 }
 
-// update changes the record of service id.
-func (p *runPauses) update(id string, change func(*runPause)) {
+// update edits the record of service id.
+func (p *runPauses) update(id string, edit func(*runPause)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.byID == nil {
 		p.byID = map[string]runPause{}
 	}
 	r := p.byID[id]
-	change(&r)
+	edit(&r)
 	p.byID[id] = r
 }
 
@@ -51,7 +51,7 @@ func (p *runPauses) unplanned(id string) {
 }
 
 // afterApply says whether the service is paused after the apply, when this run's plan of it knows.
-func (p *runPauses) afterApply(id string) (paused, known bool) {
+func (p *runPauses) afterApply(id string) (paused, planned bool) {
 	r := p.get(id)
 	return r.pausedAfter, r.planned
 }
