@@ -6,6 +6,7 @@ package provider
 // so that no file depends on the registry (provider.go).
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,13 @@ func (pd *providerData) outageWarnings(diags *diag.Diagnostics) {
 				"and the resources' `timeouts`.", pd.client.BaseURL(), o.Until.Sub(o.Since).Round(time.Second),
 				o.Since.UTC().Format(time.TimeOnly), o.Until.UTC().Format(time.TimeOnly)))
 	}
+}
+
+// withOutageBudget bounds an operation that has no `timeouts` of its own (a VPC's create and rename) by
+// the client's outage budget (outage_timeout): every operation's deadline comes from its resource's
+// timeouts or from the client, never from a budget of the waits' own.
+func (pd *providerData) withOutageBudget(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, pd.client.OutageBudget())
 }
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.

@@ -51,7 +51,7 @@ func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id st
 	}
 	what := fmt.Sprintf("the API to %s the connection pooler of read replica set %s of service %s", action, id, serviceID)
 	poolerIs := func(rs *api.ReadReplicaSet) bool { return rs.PoolerEnabled() == enabled }
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
+	return wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{What: what,
 		Call:    func(ctx context.Context) error { return call(ctx, serviceID, id) },
 		Stuck:   replicaSetStuck(pd, serviceID, id),
 		Applied: replicaSetShows(pd, serviceID, id, poolerIs),
@@ -64,7 +64,7 @@ func resizeReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name
 		return int64Value(rs.CPUMillis).ValueInt64() == int64(cpu) && int64Value(rs.MemoryGbs).ValueInt64() == int64(mem)
 	}
 	what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
-	err := wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
+	err := wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{What: what,
 		Call:    func(ctx context.Context) error { return pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem) },
 		Stuck:   replicaSetStuck(pd, serviceID, id),
 		Applied: replicaSetShows(pd, serviceID, id, resized),
@@ -87,7 +87,7 @@ func replicaSetShows(pd *providerData, serviceID, id string, ok func(*api.ReadRe
 func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, id, env string) error {
 	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
 	envIs := func(rs *api.ReadReplicaSet) bool { return rs.Metadata != nil && deref(rs.Metadata.Environment) == env }
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
+	return wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{What: what,
 		Call: func(ctx context.Context) error {
 			return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
 		},

@@ -190,7 +190,7 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 			return err == nil && applied(svc)
 		}
 	}
-	if err := wait.WhileBusy(ctx, pd.backoff, c); err != nil {
+	if err := wait.WhileBusy(ctx, pd.client, pd.backoff, c); err != nil {
 		return err
 	}
 	if async {
@@ -244,7 +244,7 @@ var (
 // before sending it again. It does not wait for the status the call ends in.
 func (s serviceSwitch) request(ctx context.Context, pd *providerData, id string) error {
 	there := serviceStatusIn(pd, id, s.there...)
-	err := wait.WhileBusy(ctx, pd.backoff, wait.Busy{
+	err := wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{
 		What: fmt.Sprintf("service %s to accept the %s", id, s.name),
 		Call: func(ctx context.Context) error { return s.call(ctx, pd.client, id) },
 		Before: func(ctx context.Context) error {

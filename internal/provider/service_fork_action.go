@@ -278,7 +278,7 @@ func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name stri
 			}
 			return forkWhenReady(ctx, pd, sourceID, body)
 		},
-	}.do(ctx, func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
+	}.do(ctx, pd.client, func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
 		r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
 		return findCreatedService(ctx, pd, name, lc.Started, cause)
 	})
