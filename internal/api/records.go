@@ -41,3 +41,11 @@ func (s *Service) PoolerEnabled() bool { return s != nil && PoolerEndpoint(s.Con
 func (rs *ReadReplicaSet) PoolerEnabled() bool {
 	return rs != nil && PoolerEndpoint(rs.ConnectionPooler) != nil
 }
+
+// Paused is the one rule of "the service is paused", for every reader of a service's status: PAUSED,
+// or PAUSING (the API accepted a stop, which ends in PAUSED and which only a start undoes). A paused
+// service accepts no change but a start: no login, no fork, no new or changed read replica set.
+func (st ServiceStatus) Paused() bool { return st == PAUSED || st == PAUSING }
+
+// Paused reports whether the service is paused (ServiceStatus.Paused).
+func (s *Service) Paused() bool { return s != nil && s.Status != nil && s.Status.Paused() }

@@ -120,7 +120,6 @@ func (m *managedResource) Create(ctx context.Context, req resource.CreateRequest
 	m.impl.base().pd.walk.apply()
 	m.impl.Create(ctx, req, resp)
 	interruptedLogins(ctx, &resp.Diagnostics)
-	notePaused(ctx, m.impl.base().pd, m.impl.base().typeName, resp.State)
 	keepPlannedState(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	if !isPlaceholder(ctx, resp.State) {
 		syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
@@ -181,7 +180,6 @@ func (m *managedResource) Update(ctx context.Context, req resource.UpdateRequest
 	m.impl.base().pd.walk.apply()
 	m.impl.Update(ctx, req, resp)
 	interruptedLogins(ctx, &resp.Diagnostics)
-	notePaused(ctx, m.impl.base().pd, m.impl.base().typeName, resp.State)
 	keepPlannedState(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 	syncIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 	m.tracked(ctx, resp.Diagnostics, "update")

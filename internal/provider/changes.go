@@ -4,7 +4,8 @@ package provider
 // update: a list of entries (changes), each naming its attributes, saying when the plan changes them,
 // and giving its calls (changeAction) with the values they take from the plan. Derived from a list:
 // the calls of an update (actions), the calls after a create (afterCreate), the names of the planned
-// changes (changedAttrs) and the parts of the description's "In place:" sentence (inPlace). The lists:
+// changes (changedAttrs) and the parts of the description's "In place:" sentence (inPlace); the calls
+// are made by one loop (runActions). The lists:
 // serviceChanges (service_changes.go) and replicaSetChanges (read_replica_set_changes.go).
 
 import (
@@ -74,6 +75,22 @@ func (cs changes[M]) actions(plan, state M) []changeAction[M] {
 		}
 	}
 	return out
+}
+
+// runActions is the one loop of the calls of an update and of those after a create, for every
+// resource: it makes them in order on the object id and stops at the first that fails, which it
+// returns with its error (its update and create are the failure's summaries). Each call that
+// succeeded is recorded in cur (its record, with the plan's values) when cur is not nil.
+func runActions[M any](ctx context.Context, pd *providerData, id string, actions []changeAction[M], plan M, cur *M) (failed changeAction[M], err error) {
+	for _, a := range actions {
+		if err := a.run(ctx, pd, id); err != nil {
+			return a, err
+		}
+		if a.record != nil && cur != nil {
+			a.record(cur, plan)
+		}
+	}
+	return changeAction[M]{}, nil
 }
 
 // afterCreate are the calls a create makes once the object is ready: those of the entries marked

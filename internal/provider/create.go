@@ -45,8 +45,9 @@ func (e *unsentError) Error() string { return e.err.Error() }
 
 // do sends the create; find looks for the object after a lost answer (through wait.FindCreated).
 // adopted says the object was found by a look after a lost answer (not made by a call sent again,
-// whose answer is the object's own); sent, that the last error is the create call's own.
-func (c createCall[T]) do(ctx context.Context, find func(ctx context.Context, lc lostCreate, cause error) (*T, error)) (obj *T, lc lostCreate, sent, adopted bool, err error) {
+// whose answer is the object's own); sent, that the last error is the create call's own. budget (the
+// API client) bounds the sending again when ctx has no deadline.
+func (c createCall[T]) do(ctx context.Context, budget wait.Budget, find func(ctx context.Context, lc lostCreate, cause error) (*T, error)) (obj *T, lc lostCreate, sent, adopted bool, err error) {
 	lc.Started = time.Now()
 	if c.before != nil {
 		if lc, err = c.before(ctx); err != nil {
@@ -54,7 +55,7 @@ func (c createCall[T]) do(ctx context.Context, find func(ctx context.Context, lc
 		}
 		lc.Started = time.Now()
 	}
-	obj, adopted, err = wait.Create(ctx, func(ctx context.Context) (*T, error) {
+	obj, adopted, err = wait.Create(ctx, budget, func(ctx context.Context) (*T, error) {
 		o, s, e := c.call(ctx, &lc)
 		if sent = s; e != nil && !s {
 			return o, &unsentError{e}
@@ -105,7 +106,8 @@ type createSteps[T, M any] struct {
 }
 
 // createResource is the one create of the resources (r): the plan, ctx bounded by its create timeout
-// (nil: the resource has none), then the resource's steps (steps builds them from the plan; false:
+// (nil: the resource has none, and the client's outage budget bounds it, outage_timeout), then the
+// resource's steps (steps builds them from the plan; false:
 // the diagnostics say why nothing is created), a lost answer looked for by r's lookup.
 func createResource[T, M any](ctx context.Context, r resourceOf[M, T], req resource.CreateRequest, resp *resource.CreateResponse,
 	timeout func(M) timeoutOf, def time.Duration, steps func(ctx context.Context, plan *M, diags *diag.Diagnostics) (createSteps[T, M], bool)) {
@@ -114,20 +116,23 @@ func createResource[T, M any](ctx context.Context, r resourceOf[M, T], req resou
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	pd := r.base().pd
+	var cancel context.CancelFunc
 	if timeout != nil {
-		var cancel context.CancelFunc
 		var ok bool
 		if ctx, cancel, ok = withTimeout(ctx, timeout(plan), def, &resp.Diagnostics); !ok {
 			return
 		}
-		defer cancel()
+	} else {
+		ctx, cancel = pd.withOutageBudget(ctx)
 	}
+	defer cancel()
 	s, ok := steps(ctx, &plan, &resp.Diagnostics)
 	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	pd, msg := r.base().pd, s.messages
-	obj, lc, _, adopted, err := s.create.do(ctx, func(ctx context.Context, lc lostCreate, cause error) (*T, error) {
+	msg := s.messages
+	obj, lc, _, adopted, err := s.create.do(ctx, pd.client, func(ctx context.Context, lc lostCreate, cause error) (*T, error) {
 		return r.findCreated(ctx, &plan, lc, cause)
 	})
 	if savePlaceholder(ctx, pd, resp, &plan, lc, msg.summary, err) {

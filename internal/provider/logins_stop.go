@@ -30,9 +30,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/logins"
@@ -90,41 +87,6 @@ func dropOpenLogins(ctx context.Context) []undropped {
 	}
 	wg.Wait()
 	return failed
-}
-
-// ---- A service this run paused ----
-//
-// An apply that pauses the service (paused = true) makes the logins of its configuration
-// impossible: they warn, with null values, instead of failing the run (service_credentials_ephemeral.go).
-// Only this run's pause: a login an apply needs on a service paused before it is an error.
-
-// pausedInRun holds the services a walk (a providerData) created or updated with paused = true.
-var pausedInRun sync.Map // key: pausedKey
-
-type pausedKey struct {
-	pd *providerData
-	id string
-}
-
-// notePaused records a dbcloud_service that the walk's create or update left paused.
-func notePaused(ctx context.Context, pd *providerData, typeName string, state tfsdk.State) {
-	if typeName != serviceTypeName || pd == nil || state.Raw.IsNull() {
-		return
-	}
-	var id types.String
-	var paused types.Bool
-	if state.GetAttribute(ctx, path.Root("id"), &id).HasError() || state.GetAttribute(ctx, path.Root("paused"), &paused).HasError() {
-		return
-	}
-	if paused.ValueBool() && id.ValueString() != "" {
-		pausedInRun.Store(pausedKey{pd, id.ValueString()}, true)
-	}
-}
-
-// pausedThisRun says whether this walk paused the service id.
-func pausedThisRun(pd *providerData, id string) bool {
-	_, ok := pausedInRun.Load(pausedKey{pd, id})
-	return ok
 }
 
 // ---- Leftovers of an earlier run ----

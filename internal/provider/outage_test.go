@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,9 +62,14 @@ func testOutageRetry() *api.RetryPolicy {
 }
 
 func outageProviderFactories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return outageProviderFactoriesWith(outageRetry)
+}
+
+// outageProviderFactoriesWith is outageProviderFactories with the client's retry policy retry.
+func outageProviderFactoriesWith(retry *api.RetryPolicy) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"dbcloud": func() (tfprotov6.ProviderServer, error) {
-			return providerserver.NewProtocol6WithError(newWithOptions("test", options{backoff: testBackoff, apiRetry: outageRetry})())()
+			return providerserver.NewProtocol6WithError(newWithOptions("test", options{backoff: testBackoff, apiRetry: retry})())()
 		},
 	}
 }
@@ -367,4 +373,63 @@ resource "dbcloud_vpc" "net" {
 			)))
 		})
 	}
+}
+
+// A VPC's create has no timeouts of its own: the client's outage budget, outage_timeout, is its
+// deadline, as it is of every operation without one (the waits have no budget of their own). An
+// outage of 6 minutes (at full scale) that starts at the create, longer than the client's default budget
+// of 5 minutes (scaled here like the outage), is ridden out when outage_timeout = 10m (scaled) allows it:
+// one VPC, and the plan after it is empty. Without outage_timeout the default budget ends the create
+// during the outage, with an error and no VPC.
+func TestAccOutage_vpcCreateLongerThanTheDefaultBudget(t *testing.T) {
+	t.Parallel()
+	window := outageWindow(6 * time.Minute)
+	scaledDefault := *outageRetry
+	scaledDefault.MaxElapsed = outageWindow(api.DefaultMaxElapsed)
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		for _, allowed := range []bool{true, false} {
+			t.Run(map[bool]string{true: "outage_timeout 10m", false: "default budget"}[allowed], func(t *testing.T) {
+				t.Parallel()
+				srv := newTestEmulator(t)
+				provider := providerBlock(srv)
+				if allowed {
+					provider = strings.Replace(provider, "\n}\n", fmt.Sprintf("\n  outage_timeout = %q\n}\n", outageWindow(10*time.Minute)), 1)
+				}
+				var started time.Time
+				step := resource.TestStep{
+					PreConfig: func() {
+						started = time.Now()
+						srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "createVPC"})
+					},
+					Config: provider + `
+resource "dbcloud_vpc" "net" {
+  name        = "outage-long"
+  cidr        = "10.62.0.0/16"
+  region_code = "us-east-1"
+}
+`,
+				}
+				if allowed {
+					step.ConfigPlanChecks = emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_vpc.net", plancheck.ResourceActionCreate))
+					step.Check = resource.ComposeAggregateTestCheckFunc(
+						outageRidden(t, srv, "VPC create through "+window.String()+" of "+kind.String()+" with outage_timeout", &started),
+						oneCreateEach(srv, map[string]int{"createVPC": 1}),
+					)
+				} else {
+					step.ExpectError = words("Could not create VPC")
+				}
+				tc := testCase(t, srv, step)
+				tc.ProtoV6ProviderFactories = outageProviderFactoriesWith(&scaledDefault)
+				resource.Test(t, tc)
+				if !allowed {
+					if rep := srv.LastOutage(); rep.Refused == 0 || srv.Calls("createVPC") == 0 {
+						t.Errorf("the create did not meet the outage: %+v, %d creates sent", rep, srv.Calls("createVPC"))
+					}
+					if err := oneCreateEach(srv, map[string]int{"createVPC": 0})(nil); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+	})
 }

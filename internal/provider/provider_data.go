@@ -1,11 +1,12 @@
 package provider
 
 // The provider's data: what Configure hands every resource, data source, list resource and action.
-// It uses nothing of the package but the analytics client, the service read cache and the record of
-// unfinished final copies (all leaves),
+// It uses nothing of the package but the analytics client, the service read cache, the record of
+// unfinished final copies and the record of this run's pauses (all leaves),
 // so that no file depends on the registry (provider.go).
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -27,9 +28,9 @@ type providerData struct {
 	walk      runWalk     // whether this run plans or applies (logins_stop.go)
 	// credentials is the run's one plan-time check of the credentials (credentials_check.go).
 	credentials credentialsCheck
-	// pauses is what this run's plan of each service says of its pause after the apply (service id:
-	// bool), for the plan of its read replica sets (service_plan.go, read_replica_set_resource.go).
-	pauses sync.Map
+	// pauses is this run's record of the pauses of services, written by dbcloud_service
+	// (service_pauses.go).
+	pauses runPauses
 }
 
 // outageWarnings adds a warning for each outage the client rode out since the last call: the API was
@@ -47,6 +48,13 @@ func (pd *providerData) outageWarnings(diags *diag.Diagnostics) {
 				"and the resources' `timeouts`.", pd.client.BaseURL(), o.Until.Sub(o.Since).Round(time.Second),
 				o.Since.UTC().Format(time.TimeOnly), o.Until.UTC().Format(time.TimeOnly)))
 	}
+}
+
+// withOutageBudget bounds an operation that has no `timeouts` of its own (a VPC's create and rename) by
+// the client's outage budget (outage_timeout): every operation's deadline comes from its resource's
+// timeouts or from the client, never from a budget of the waits' own.
+func (pd *providerData) withOutageBudget(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, pd.client.OutageBudget())
 }
 
 // providerDataFrom extracts the configured provider data in Configure of a resource or data source.

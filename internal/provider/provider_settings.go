@@ -226,7 +226,7 @@ func pipelineSettingsAttributes() map[string]schema.Attribute {
 			Optional: true,
 			MarkdownDescription: fmt.Sprintf("How long a request that no `timeouts` block bounds rides out an API outage "+
 				"(every request answered 503 or 502, or connections failing) before it fails: the reads of a plan (refresh, "+
-				"data sources, list resources, `terraform query`), ephemeral resources and the creates of resources without "+
+				"data sources, list resources, `terraform query`), ephemeral resources and the creates and updates of resources without "+
 				"`timeouts`. A duration such as `90s` or `10m` (from %s to %s). Creates, updates, deletes and waits of resources "+
 				"with `timeouts` ride out an outage until their timeout. An API that has not answered any request of the run "+
 				"is not having an outage: a connection refused, an unknown host or a TLS failure before its first answer fails "+

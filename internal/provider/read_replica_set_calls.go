@@ -26,11 +26,8 @@ func replicaSetStuck(pd *providerData, serviceID, id string) func(context.Contex
 		if api.IsNotFound(err) {
 			return fmt.Errorf("service %s of read replica set %s no longer exists", serviceID, id)
 		}
-		if err == nil {
-			switch st := deref(svc.Status); st {
-			case api.DELETING, api.DELETED, api.PAUSED:
-				return fmt.Errorf("service %s of read replica set %s is %s: the set cannot be changed now", serviceID, id, st)
-			}
+		if st := deref(svc.Status); err == nil && (st == api.DELETING || st == api.DELETED || svc.Paused()) {
+			return fmt.Errorf("service %s of read replica set %s is %s: the set cannot be changed now", serviceID, id, st)
 		}
 		rs, err := pd.client.GetReplicaSet(ctx, serviceID, id)
 		if api.IsNotFound(err) {
@@ -54,7 +51,7 @@ func setReplicaSetPooler(ctx context.Context, pd *providerData, serviceID, id st
 	}
 	what := fmt.Sprintf("the API to %s the connection pooler of read replica set %s of service %s", action, id, serviceID)
 	poolerIs := func(rs *api.ReadReplicaSet) bool { return rs.PoolerEnabled() == enabled }
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
+	return wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{What: what,
 		Call:    func(ctx context.Context) error { return call(ctx, serviceID, id) },
 		Stuck:   replicaSetStuck(pd, serviceID, id),
 		Applied: replicaSetShows(pd, serviceID, id, poolerIs),
@@ -67,7 +64,7 @@ func resizeReplicaSet(ctx context.Context, pd *providerData, serviceID, id, name
 		return int64Value(rs.CPUMillis).ValueInt64() == int64(cpu) && int64Value(rs.MemoryGbs).ValueInt64() == int64(mem)
 	}
 	what := fmt.Sprintf("the API to accept the resize of read replica set %s of service %s", id, serviceID)
-	err := wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
+	err := wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{What: what,
 		Call:    func(ctx context.Context) error { return pd.client.ResizeReplicaSet(ctx, serviceID, id, cpu, mem) },
 		Stuck:   replicaSetStuck(pd, serviceID, id),
 		Applied: replicaSetShows(pd, serviceID, id, resized),
@@ -90,7 +87,7 @@ func replicaSetShows(pd *providerData, serviceID, id string, ok func(*api.ReadRe
 func setReplicaSetEnvironment(ctx context.Context, pd *providerData, serviceID, id, env string) error {
 	what := fmt.Sprintf("the API to set the environment of read replica set %s of service %s to %s", id, serviceID, env)
 	envIs := func(rs *api.ReadReplicaSet) bool { return rs.Metadata != nil && deref(rs.Metadata.Environment) == env }
-	return wait.WhileBusy(ctx, pd.backoff, wait.Busy{What: what,
+	return wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{What: what,
 		Call: func(ctx context.Context) error {
 			return pd.client.SetReplicaSetEnvironment(ctx, serviceID, id, api.Environment(env))
 		},
@@ -120,14 +117,14 @@ func createReplicaSetWhenReady(ctx context.Context, pd *providerData, serviceID 
 				"service_id %s is the id of a read replica set of service %s, not of a service: read replica set %q needs a primary service; "+
 					"set service_id = %q", serviceID, deref(svc.ForkedFrom.ServiceID), body.Name, deref(svc.ForkedFrom.ServiceID)))
 		}
-		switch st := deref(svc.Status); st {
-		case api.READY:
-		case api.DELETING, api.DELETED:
+		switch st := deref(svc.Status); {
+		case st == api.READY:
+		case st == api.DELETING || st == api.DELETED:
 			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
 				"service %s is %s: read replica set %q cannot be created on a service that is being deleted", serviceID, st, body.Name))
-		case api.PAUSED:
+		case svc.Paused():
 			return wait.PollResult[*api.ReadReplicaSet]{}, wait.Stop(fmt.Errorf(
-				"service %s is PAUSED: resume it before creating read replica set %q (the API only adds replica sets to READY services)", serviceID, body.Name))
+				"service %s is %s: resume it before creating read replica set %q (the API only adds replica sets to READY services)", serviceID, st, body.Name))
 		default:
 			return wait.PollResult[*api.ReadReplicaSet]{Status: "service " + string(st)}, nil
 		}

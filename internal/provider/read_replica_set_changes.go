@@ -4,7 +4,9 @@ package provider
 // one mechanism of in-place changes (changes.go) that the service's serviceChanges uses: each entry
 // names its attributes, says when the plan changes them and gives its calls. Derived from the list:
 // the plan's status (ModifyPlan), the calls of Update, and the settings a create makes once the set is
-// active (afterCreate). The calls go through wait.WhileBusy (read_replica_set_calls.go).
+// active (afterCreate), made by the one loop of changes.go (runActions). Every configurable attribute is
+// an entry, a replacement (RequiresReplace) or Terraform-only (replicaSetTerraformOnly), which
+// TestReplicaSetAttributesHaveAChange holds. The calls go through wait.WhileBusy (read_replica_set_calls.go).
 
 import (
 	"context"
@@ -68,12 +70,8 @@ var replicaSetChanges = changes[readReplicaSetModel]{
 	},
 }
 
-// runReplicaSetActions makes the calls of a set (id), in order, and stops at the first that fails.
-func runReplicaSetActions(ctx context.Context, pd *providerData, id string, actions []changeAction[readReplicaSetModel]) (summary string, err error) {
-	for _, a := range actions {
-		if err := a.run(ctx, pd, id); err != nil {
-			return a.update, err
-		}
-	}
-	return "", nil
-}
+// replicaSetTerraformOnly are the configurable attributes of dbcloud_read_replica_set that are neither
+// an entry of replicaSetChanges nor replace the set (RequiresReplace in its schema): the settings of the
+// provider's own, which no API call changes. TestReplicaSetAttributesHaveAChange holds every
+// configurable attribute to one of these.
+var replicaSetTerraformOnly = []string{"timeouts"}

@@ -33,6 +33,8 @@ const (
 var (
 	_ resource.ResourceWithImportState = (*readReplicaSetResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*readReplicaSetResource)(nil)
+
+	_ lostCreateFinder[readReplicaSetModel, api.ReadReplicaSet] = (*readReplicaSetResource)(nil) // findCreated and createdID: its one lookup of a lost create (placeholder.go)
 )
 
 // NewReadReplicaSetResource is the dbcloud_read_replica_set resource.
@@ -209,25 +211,24 @@ func (r *readReplicaSetResource) ModifyPlan(ctx context.Context, req resource.Mo
 }
 
 // refuseOnPausedService adds an error when the plan knows that service serviceID is paused after this
-// apply: this plan leaves it paused (the plan of the service, service_plan.go recordPause), or, when
-// this run does not plan the service, the API said it is PAUSED or PAUSING (its record in the list
-// the plan already read, refresh_cache.go). what is what cannot be done, e.g. `read replica set "r"
+// apply: this plan leaves it paused (this run's pauses, written by the plan of the service,
+// service_plan.go recordPause), or, when this run does not plan the service, the API said it is
+// paused (its record in the list the plan already read, refresh_cache.go; api.Service.Paused). what is what cannot be done, e.g. `read replica set "r"
 // cannot be created`. A service the plan knows nothing of, or could not read, is left to the apply.
 func (r *readReplicaSetResource) refuseOnPausedService(ctx context.Context, serviceID types.String, what string, diags *diag.Diagnostics) {
 	if r.pd == nil || !known(serviceID) {
 		return
 	}
 	id := serviceID.ValueString()
-	paused, planned := r.pd.pauses.Load(id)
+	paused, planned := r.pd.pauses.afterApply(id)
 	if !planned {
 		svc, err := r.pd.read().GetService(ctx, id)
 		if err != nil {
 			return
 		}
-		st := deref(svc.Status)
-		paused = st == api.PAUSED || st == api.PAUSING
+		paused = svc.Paused()
 	}
-	if p, _ := paused.(bool); !p {
+	if !paused {
 		return
 	}
 	diags.AddAttributeError(path.Root("service_id"), "Service is paused",
@@ -277,7 +278,7 @@ func (r *readReplicaSetResource) Create(ctx context.Context, req resource.Create
 					if err == nil {
 						created := *m
 						created.ConnectionPoolerEnabled, created.Environment = types.BoolValue(rs.PoolerEnabled()), types.StringValue(replicaSetEnvironment(rs))
-						_, err = runReplicaSetActions(ctx, r.pd, id, replicaSetChanges.afterCreate(*plan, created))
+						_, err = runActions(ctx, r.pd, id, replicaSetChanges.afterCreate(*plan, created), *plan, nil)
 					}
 					if err == nil {
 						if rs, err = r.pd.client.GetReplicaSet(ctx, serviceID, id); err == nil {
@@ -322,8 +323,8 @@ func (r *readReplicaSetResource) Update(ctx context.Context, req resource.Update
 		}
 	}
 	actions := replicaSetChanges.actions(plan, state)
-	if summary, err := runReplicaSetActions(ctx, r.pd, id, actions); err != nil {
-		r.pd.updateFailed(ctx, &resp.Diagnostics, summary, object, err)
+	if a, err := runActions(ctx, r.pd, id, actions, plan, nil); err != nil {
+		r.pd.updateFailed(ctx, &resp.Diagnostics, a.update, object, err)
 		return
 	}
 	if resume || len(actions) > 0 {

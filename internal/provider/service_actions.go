@@ -224,16 +224,15 @@ func serviceActionSteps(op serviceOp, id, status string, andWait bool) ([]servic
 		}
 		return append([]serviceActionStep{stop}, onlyIf(andWait, waitPaused)...), "", nil
 	case opResume:
-		switch status {
-		case string(api.PAUSED), string(api.PAUSING):
+		switch {
+		case api.ServiceStatus(status).Paused():
 			return append([]serviceActionStep{start}, onlyIf(andWait, waitReady)...), "", nil
-		case string(api.RESUMING):
+		case status == string(api.RESUMING):
 			return onlyIf(andWait, waitReady), fmt.Sprintf("Service %s is already RESUMING (a start is under way): no start was sent.", id), nil
 		}
 		return nil, fmt.Sprintf("Service %s is %s, not paused: nothing was sent.", id, status), nil
 	}
-	switch status {
-	case string(api.PAUSED), string(api.PAUSING):
+	if api.ServiceStatus(status).Paused() {
 		return nil, "", fmt.Errorf("service %s is %s: a restart stops and starts a running service, and starting a paused "+
 			"service is not its job. Nothing was sent. Use the dbcloud_service_resume action to start it", id, status)
 	}

@@ -53,9 +53,9 @@ func serviceIsGone(svc *api.Service) bool {
 const maxServiceNotFoundWhileCreating = 3
 
 // waitServiceReady polls until the service is READY and returns its record. creating tolerates a few
-// 404s right after create; DELETING/DELETED always fail the wait, and so do PAUSING/PAUSED: nothing
-// asked for a pause, so the service was paused outside Terraform, and waiting would only run out the
-// timeout. Every other status (QUEUED, CONFIGURING, UPGRADING, OPTIMIZING, RESUMING, UNSTABLE, which
+// 404s right after create; DELETING/DELETED always fail the wait, and so does a paused service
+// (api.Service.Paused: PAUSED or PAUSING): nothing asked for a pause, so the service was paused
+// outside Terraform, and waiting would only run out the timeout. Every other status (QUEUED, CONFIGURING, UPGRADING, OPTIMIZING, RESUMING, UNSTABLE, which
 // usually recovers, and any status this provider does not know) is waited out.
 func waitServiceReady(ctx context.Context, pd *providerData, id string, creating bool) (*api.Service, error) {
 	return waitServiceStatus(ctx, pd, id, api.READY, creating, 0)
@@ -101,7 +101,7 @@ func waitServiceStatus(ctx context.Context, pd *providerData, id string, target 
 			return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it is being or was %w", id, st, errDeletedOutside)
 		case target == api.READY && st == string(api.PAUSED) && stale < staleOK:
 			stale++
-		case target == api.READY && (st == string(api.PAUSED) || st == string(api.PAUSING)):
+		case target == api.READY && svc.Paused():
 			return wait.PollResult[*api.Service]{}, fmt.Errorf("service %s is %s: it was paused outside Terraform while Terraform waited for it "+
 				"to be READY, and a paused service accepts no change. Set paused = false in the configuration to have Terraform "+
 				"start it (or start it elsewhere), then apply again", id, st)
@@ -190,7 +190,7 @@ func changeService(ctx context.Context, pd *providerData, id, what string, async
 			return err == nil && applied(svc)
 		}
 	}
-	if err := wait.WhileBusy(ctx, pd.backoff, c); err != nil {
+	if err := wait.WhileBusy(ctx, pd.client, pd.backoff, c); err != nil {
 		return err
 	}
 	if async {
@@ -244,7 +244,7 @@ var (
 // before sending it again. It does not wait for the status the call ends in.
 func (s serviceSwitch) request(ctx context.Context, pd *providerData, id string) error {
 	there := serviceStatusIn(pd, id, s.there...)
-	err := wait.WhileBusy(ctx, pd.backoff, wait.Busy{
+	err := wait.WhileBusy(ctx, pd.client, pd.backoff, wait.Busy{
 		What: fmt.Sprintf("service %s to accept the %s", id, s.name),
 		Call: func(ctx context.Context) error { return s.call(ctx, pd.client, id) },
 		Before: func(ctx context.Context) error {

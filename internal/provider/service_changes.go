@@ -253,7 +253,7 @@ var (
 // order, and stop last (paused = true). No change means no action.
 func planServiceActions(state, plan serviceResourceModel) []serviceAction {
 	var out []serviceAction
-	statePaused := serviceModelPaused(state)
+	statePaused := state.isPaused()
 	if statePaused && known(plan.Paused) && !plan.Paused.ValueBool() {
 		out = append(out, startAction)
 	}

@@ -9,8 +9,8 @@ package provider
 // not READY or gone, refuses admin_password, or lacks a role of member_of) does not stop a plan:
 // Open warns and answers null values (wholly known: OpenTofu refuses an ephemeral result with
 // unknown values), so that a plan goes on (and a destroy is never blocked); outside a plan it is
-// an error (logins_stop.go tells the walks apart), except on a service the same apply paused: it
-// gets the warning and null values too. A login whose inputs are unknown while planning
+// an error (logins_stop.go tells the walks apart), except on a service the same apply paused (this
+// run's pauses, service_pauses.go): it gets the warning and null values too. A login whose inputs are unknown while planning
 // (the service replaced, a role made in the same run) Terraform opens only at apply, once they
 // are known.
 
@@ -276,8 +276,8 @@ func loginURI(uri types.String, t *logins.Target) types.String {
 	return types.StringValue(s)
 }
 
-// laterReason says why a login cannot be made now; paused: because the service is paused (or
-// pausing).
+// laterReason says why a login cannot be made now; paused: because the service is paused
+// (api.Service.Paused).
 type laterReason struct {
 	why    string
 	paused bool
@@ -289,7 +289,7 @@ type laterReason struct {
 // login then gets null values. Otherwise an error.
 func (r *serviceCredentials) notNow(ctx context.Context, m *serviceCredentialsModel, resp *ephemeral.OpenResponse, id string, later laterReason) {
 	planning := r.pd.walk.planning()
-	pausedHere := later.paused && pausedThisRun(r.pd, id)
+	pausedHere := later.paused && r.pd.pauses.pausedByThisRun(id)
 	if !planning && !pausedHere {
 		resp.Diagnostics.AddError("Could not create a login on service "+id, later.why+".")
 		return
@@ -343,7 +343,7 @@ func (r *serviceCredentials) primaryService(ctx context.Context, id string, diag
 	}
 	status := deref(svc.Status)
 	switch {
-	case status == api.PAUSED || status == api.PAUSING:
+	case svc.Paused():
 		return nil, laterReason{paused: true, why: fmt.Sprintf("Service %s is %s: a paused service accepts no logins. Resume it (the dbcloud_service_resume action, or paused = false on the resource) to use logins", id, status)}
 	case status != api.READY:
 		return nil, laterReason{why: fmt.Sprintf("Service %s is %s, not READY: a login can be made once it is READY", id, orUnknown(string(status)))}

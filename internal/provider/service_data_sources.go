@@ -54,7 +54,7 @@ func serviceComputedAttributes() map[string]schema.Attribute {
 		},
 		"status":                    str("Status, e.g. `READY`, `QUEUED`, `CONFIGURING`, `DELETING`."),
 		"created":                   str("Creation time (RFC 3339, UTC)."),
-		"paused":                    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the service is paused (its status is `PAUSED`)."},
+		"paused":                    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the service is paused: its status is `PAUSED`, or `PAUSING` (a stop is under way)."},
 		"cpu_millis":                i64("CPU in thousandths of a core (`1000` = 1 vCPU)."),
 		"memory_gbs":                i64("Memory in GB."),
 		"volume_type":               str("Storage volume type, e.g. `gp3`."),

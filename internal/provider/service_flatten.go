@@ -22,7 +22,7 @@ func flattenService(svc *api.Service) serviceFields {
 		ServiceType:             types.StringPointerValue(svc.ServiceType),
 		Status:                  types.StringNull(),
 		Created:                 formatAPITime(svc.Created),
-		Paused:                  types.BoolValue(deref(svc.Status) == api.PAUSED),
+		Paused:                  types.BoolValue(svc.Paused()),
 		CPUMillis:               types.Int64Null(),
 		MemoryGbs:               types.Int64Null(),
 		VolumeType:              types.StringNull(),

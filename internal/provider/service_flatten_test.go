@@ -70,3 +70,13 @@ func TestServiceFlattenRecord(t *testing.T) {
 		}
 	}
 }
+
+// paused is the record's rule (api.Service.Paused): true while a stop is under way (PAUSING) and once
+// it is done (PAUSED), false otherwise.
+func TestServiceFlattenPaused(t *testing.T) {
+	for st, want := range map[api.ServiceStatus]bool{api.READY: false, api.PAUSING: true, api.PAUSED: true, api.RESUMING: false} {
+		if got := flattenService(&api.Service{Status: &st}).Paused; !got.Equal(types.BoolValue(want)) {
+			t.Errorf("status %s: paused = %v, want %v", st, got, want)
+		}
+	}
+}

@@ -278,7 +278,7 @@ func (r *forkRun) fork(ctx context.Context, src *api.Service) (forkID, name stri
 			}
 			return forkWhenReady(ctx, pd, sourceID, body)
 		},
-	}.do(ctx, func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
+	}.do(ctx, pd.client, func(ctx context.Context, lc lostCreate, cause error) (*api.Service, error) {
 		r.progress("the answer to the fork was lost: looking for a new service %q instead of forking again", name)
 		return findCreatedService(ctx, pd, name, lc.Started, cause)
 	})
@@ -345,13 +345,13 @@ func forkSourceProblem(svc *api.Service) string {
 		return fmt.Sprintf("%s is a read replica set of service %s, not a service: nothing was forked. Fork the service itself.",
 			id, deref(svc.ForkedFrom.ServiceID))
 	}
-	switch st {
-	case string(api.READY):
+	switch {
+	case st == string(api.READY):
 		return ""
-	case string(api.PAUSED), string(api.PAUSING):
+	case svc.Paused():
 		return fmt.Sprintf("Service %s is %s: the API forks only a running (READY) service, so nothing was forked. "+
 			"Resume it first (the dbcloud_service_resume action, or paused = false), then fork it.", id, st)
-	case string(api.DELETING), string(api.DELETED):
+	case st == string(api.DELETING) || st == string(api.DELETED):
 		return fmt.Sprintf("Service %s is %s: it is being or was deleted, so nothing was forked.", id, st)
 	}
 	return fmt.Sprintf("Service %s is %s, not READY: the API forks only a READY service, so nothing was forked. "+

@@ -134,9 +134,11 @@ func addonsMatchServiceType(addons []string, serviceType string) bool {
 	return true
 }
 
-// serviceModelPaused reports whether a model (state) says the service is paused.
-func serviceModelPaused(m serviceResourceModel) bool {
-	return m.Paused.ValueBool() || m.Status.ValueString() == string(api.PAUSED)
+// isPaused is the one rule of "the state says the service is paused", on the record's rule
+// (api.ServiceStatus.Paused): its paused attribute (what the last apply did, or what the last read
+// saw), or its status.
+func (f serviceFields) isPaused() bool {
+	return f.Paused.ValueBool() || api.ServiceStatus(f.Status.ValueString()).Paused()
 }
 
 // isStandbyRecord reports whether a Service record is a read replica set's standby.

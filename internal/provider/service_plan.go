@@ -89,9 +89,9 @@ func warnAllowReplacement(ctx context.Context, req resource.ModifyPlanRequest, r
 			"refusing it first. Remove allow_replacement (or set it to false) now that the replacement it was set for is done.")
 }
 
-// recordPause notes whether the service is paused after the apply this plan makes, for the plan of its
-// read replica sets (read_replica_set_resource.go), which Terraform plans after it when they refer
-// to it.
+// recordPause notes in this run's pauses (service_pauses.go) whether the service is paused after the
+// apply this plan makes, for the plan of its read replica sets (read_replica_set_resource.go), which
+// Terraform plans after it when they refer to it.
 func (r *serviceResource) recordPause(ctx context.Context, req resource.ModifyPlanRequest) {
 	if r.pd == nil {
 		return
@@ -109,11 +109,11 @@ func (r *serviceResource) recordPause(ctx context.Context, req resource.ModifyPl
 	switch {
 	case !known(id):
 	case planPaused.IsUnknown():
-		r.pd.pauses.Delete(id.ValueString())
+		r.pd.pauses.unplanned(id.ValueString())
 	case !planPaused.IsNull():
-		r.pd.pauses.Store(id.ValueString(), planPaused.ValueBool())
+		r.pd.pauses.plan(id.ValueString(), planPaused.ValueBool())
 	default:
-		r.pd.pauses.Store(id.ValueString(), statePaused.ValueBool() || status.ValueString() == string(api.PAUSED))
+		r.pd.pauses.plan(id.ValueString(), serviceFields{Paused: statePaused, Status: status}.isPaused())
 	}
 }
 
@@ -204,7 +204,7 @@ func (r *serviceResource) planUpdate(ctx context.Context, req resource.ModifyPla
 
 	// Paused: a paused service accepts no change but start (and Terraform-only settings). A plan that
 	// resumes it starts it first; any other plan that needs it running fails here, before anything.
-	statePaused := serviceModelPaused(state)
+	statePaused := state.isPaused()
 	wantPaused := statePaused
 	if !plan.Paused.IsUnknown() {
 		wantPaused = plan.Paused.ValueBool()

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 )
@@ -36,6 +37,8 @@ var (
 	_ resource.ResourceWithImportState    = (*serviceResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*serviceResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*serviceResource)(nil)
+
+	_ lostCreateFinder[serviceResourceModel, api.Service] = (*serviceResource)(nil) // findCreated and createdID: its one lookup of a lost create (placeholder.go)
 )
 
 // NewServiceResource is the dbcloud_service resource.
@@ -64,6 +67,22 @@ func (r *serviceResource) Create(ctx context.Context, req resource.CreateRequest
 			call, summary, ok := r.createCall(ctx, *plan, diags)
 			return r.createSteps(call, summary, withWO), ok
 		})
+	r.notePause(ctx, resp.State)
+}
+
+// notePause records in this run's pauses (service_pauses.go) a service that its create or update left
+// paused (state: what the operation answers), for the logins of the same apply
+// (service_credentials_ephemeral.go).
+func (r *serviceResource) notePause(ctx context.Context, state tfsdk.State) {
+	var id types.String
+	var paused types.Bool
+	if r.pd == nil || state.Raw.IsNull() || state.GetAttribute(ctx, path.Root("id"), &id).HasError() ||
+		state.GetAttribute(ctx, path.Root("paused"), &paused).HasError() {
+		return
+	}
+	if paused.ValueBool() && id.ValueString() != "" {
+		r.pd.pauses.leftPaused(id.ValueString())
+	}
 }
 
 // createSteps is the service's create in the skeleton (create.go).
@@ -145,10 +164,8 @@ func (r *serviceResource) whenCreated(ctx context.Context, plan serviceResourceM
 	if !plan.Fork.IsNull() && !checkFork(ctx, plan, ready, diags) {
 		return "", nil
 	}
-	for _, a := range serviceCreateActions(plan, serviceResourceModel{serviceFields: flattenService(ready)}) {
-		if err := a.run(ctx, pd, id); err != nil {
-			return a.create, err
-		}
+	if a, err := runActions(ctx, pd, id, serviceCreateActions(plan, serviceResourceModel{serviceFields: flattenService(ready)}), plan, nil); err != nil {
+		return a.create, err
 	}
 	// paused = true: stop it now that it is READY and set up; otherwise read the READY record.
 	var final *api.Service

@@ -2,7 +2,8 @@ package provider
 
 // dbcloud_service: Update. It makes the calls of the pure plan (planServiceActions, from the one list
 // of in-place changes, serviceChanges in service_changes.go), records each once it succeeded, and
-// waits for the status the plan says. The calls go through changeService (service_calls.go).
+// waits for the status the plan says; a service it leaves paused goes in this run's pauses
+// (notePause). The calls go through changeService (service_calls.go).
 
 import (
 	"context"
@@ -14,6 +15,7 @@ import (
 )
 
 func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer func() { r.notePause(ctx, resp.State) }()
 	var plan, state serviceResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -40,16 +42,11 @@ func (r *serviceResource) Update(ctx context.Context, req resource.UpdateRequest
 	cur := state
 	cur.Timeouts, cur.DeletionProtection = plan.Timeouts, plan.DeletionProtection
 	actions, resumeCreate := updateActions(ctx, req, state, plan)
-	for _, a := range actions {
-		if err := a.run(ctx, pd, id); err != nil {
-			pd.updateFailed(ctx, &resp.Diagnostics, a.update, "Service "+id, err)
-			recordServiceProgress(ctx, pd, &cur)
-			resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
-			return
-		}
-		if a.record != nil {
-			a.record(&cur, plan)
-		}
+	if a, err := runActions(ctx, pd, id, actions, plan, &cur); err != nil {
+		pd.updateFailed(ctx, &resp.Diagnostics, a.update, "Service "+id, err)
+		recordServiceProgress(ctx, pd, &cur)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &cur)...)
+		return
 	}
 
 	// Final state. After API calls, wait for READY (the plan says READY); otherwise just read.

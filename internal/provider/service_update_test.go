@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
@@ -137,6 +138,23 @@ resource "dbcloud_service" "test" {
 			ConfigPlanChecks: update,
 			Check: resource.ComposeAggregateTestCheckFunc(
 				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.READY), svcCalls(srv, "startService", 3),
+				resource.TestCheckResourceAttr(addr, "status", "READY")),
+		},
+		// Paused behind the back while the stop is still under way (PAUSING when the plan reads it): a
+		// PAUSING service is paused (api.ServiceStatus.Paused), so the plan starts it, and the start waits
+		// for PAUSED first. The stop ends once the plan has read the service.
+		resource.TestStep{
+			PreConfig: func() {
+				srv.SetServiceStatus(testProjectID, id, api.PAUSING)
+				reads := srv.Calls("listServices") + srv.Calls("getService")
+				go waitUntil(time.Minute, func() bool {
+					return srv.Calls("listServices")+srv.Calls("getService") > reads && srv.SetServiceStatus(testProjectID, id, api.PAUSED)
+				})
+			},
+			Config:           cfg(`paused = false`),
+			ConfigPlanChecks: update,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcSameID(addr, &id), svcEmuStatus(srv, &id, api.READY), svcCalls(srv, "startService", 4),
 				resource.TestCheckResourceAttr(addr, "status", "READY")),
 		},
 		// Delete of a paused service: paused behind the back again, then the test's destroy removes it

@@ -28,7 +28,11 @@ const (
 	peeringDeleteTimeout = 10 * time.Minute
 )
 
-var _ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
+var (
+	_ resource.ResourceWithImportState = (*vpcPeeringResource)(nil)
+
+	_ lostCreateFinder[vpcPeeringModel, api.Peering] = (*vpcPeeringResource)(nil) // findCreated and createdID: its one lookup of a lost create (placeholder.go)
+)
 
 // NewVPCPeeringResource is the dbcloud_vpc_peering resource.
 func NewVPCPeeringResource() resource.Resource {

@@ -31,7 +31,11 @@ const vpcDeleteTimeout = 10 * time.Minute
 // seen, a VPC delete waits out before it gives up (the API may lag behind a detach).
 const vpcUnexplainedConflicts = 5
 
-var _ resource.ResourceWithImportState = (*vpcResource)(nil)
+var (
+	_ resource.ResourceWithImportState = (*vpcResource)(nil)
+
+	_ lostCreateFinder[vpcModel, api.VPC] = (*vpcResource)(nil) // findCreated and createdID: its one lookup of a lost create (placeholder.go)
+)
 
 // NewVPCResource is the dbcloud_vpc resource.
 func NewVPCResource() resource.Resource {
@@ -132,10 +136,13 @@ func (r *vpcResource) Update(ctx context.Context, req resource.UpdateRequest, re
 		return
 	}
 	if !plan.Name.Equal(state.Name) {
-		// A lost answer (an outage's dropped connection) is followed by a look, then the rename again.
+		// A lost answer (an outage's dropped connection) is followed by a look, then the rename again,
+		// for as long as the client's outage budget lasts (outage_timeout: a VPC has no update timeout).
+		ctx, cancel := r.pd.withOutageBudget(ctx)
+		defer cancel()
 		id, name := state.ID.ValueString(), plan.Name.ValueString()
 		var vpc *api.VPC
-		err := wait.WhileBusy(ctx, r.pd.backoff, wait.Busy{
+		err := wait.WhileBusy(ctx, r.pd.client, r.pd.backoff, wait.Busy{
 			What: "the API to rename VPC " + id, MaxRetries: 5,
 			Call: func(ctx context.Context) (err error) { vpc, err = r.pd.client.RenameVPC(ctx, id, name); return err },
 			Applied: func(ctx context.Context) bool {

@@ -28,6 +28,23 @@ func For[T any](ctx context.Context, b Backoff, what string, poll func(ctx conte
 	return w.Wait(api.WithPoll(ctx)) // under a rate limit, status polls wait behind creates and changes
 }
 
+// ---- the budget of an operation ----
+
+// Budget is the one owner of how long an operation whose context has no deadline goes on riding out an
+// outage: the API client (*api.Client: OutageBudget is the provider's outage_timeout, else the client's
+// default). The waits that send a call again (WhileBusy, Create) end there, never at a budget of their
+// own.
+type Budget interface{ OutageBudget() time.Duration }
+
+// operationEnd is when an operation that started at start stops sending its call again: ctx's deadline
+// (hasDeadline), else the budget's outage budget after start.
+func operationEnd(ctx context.Context, budget Budget, start time.Time) (end time.Time, hasDeadline bool) {
+	if d, ok := ctx.Deadline(); ok {
+		return d, true
+	}
+	return start.Add(budget.OutageBudget()), false
+}
+
 // ---- busy: 409 "try again later" ----
 
 // Busy is one state-changing call that the API may answer 409 "busy, try again" (a 409 provably
@@ -129,16 +146,13 @@ func (e *UnansweredError) Unwrap() error { return e.Last }
 
 // WhileBusy makes a busy call: it sends the call until it succeeds, waiting with backoff b while the
 // API answers 409, and looking (Applied) after a lost answer or a 409. An outage's lost answers
-// (OutageLike) are sent again for the whole budget (ctx's deadline; without one, api.DefaultMaxElapsed),
-// logged like the client logs an outage: once when the call meets it, then at most every 30 s, and
-// once when the API answers again. It is the one way the provider waits out a busy object.
-func WhileBusy(ctx context.Context, b Backoff, c Busy) error {
+// (OutageLike) are sent again for the whole budget (ctx's deadline; without one, the client's outage
+// budget: operationEnd), logged like the client logs an outage: once when the call meets it, then at
+// most every 30 s, and once when the API answers again. It is the one way the provider waits out a
+// busy object.
+func WhileBusy(ctx context.Context, budget Budget, b Backoff, c Busy) error {
 	look, attempt := false, 0
-	start := time.Now()
-	until, hasDeadline := ctx.Deadline()
-	if !hasDeadline {
-		until = start.Add(api.DefaultMaxElapsed)
-	}
+	until, hasDeadline := operationEnd(ctx, budget, time.Now())
 	lost := unanswered{every: busyOutageLogEvery}
 	unansweredErr := func(now time.Time) error {
 		return &UnansweredError{What: c.What, Since: lost.since, Until: now, Attempts: lost.attempts, Last: lost.last}
@@ -448,12 +462,12 @@ func later(a, b time.Time) time.Time {
 
 // Create sends a create (send) and resolves a lost answer by looking (look, which uses FindCreated):
 // found, it is the one (adopted is true: the object is the look's, not a create's answer); proven not
-// made (*NotCreatedError), the create is sent again, as long as ctx lasts (without a deadline, at most
-// api.DefaultMaxElapsed), and a create sent again that is answered gives its own object (adopted is
-// false); the look could not finish: its error (*UnresolvedError: the caller leaves a placeholder).
-// Never a duplicate.
-func Create[T any](ctx context.Context, send func(context.Context) (*T, error), look func(ctx context.Context, cause error) (*T, error)) (_ *T, adopted bool, _ error) {
-	start := time.Now()
+// made (*NotCreatedError), the create is sent again, as long as ctx lasts (without a deadline, for the
+// client's outage budget: operationEnd), and a create sent again that is answered gives its own object
+// (adopted is false); the look could not finish: its error (*UnresolvedError: the caller leaves a
+// placeholder). Never a duplicate.
+func Create[T any](ctx context.Context, budget Budget, send func(context.Context) (*T, error), look func(ctx context.Context, cause error) (*T, error)) (_ *T, adopted bool, _ error) {
+	end, _ := operationEnd(ctx, budget, time.Now())
 	for {
 		v, err := send(ctx)
 		if !api.IsAmbiguous(err) {
@@ -462,8 +476,7 @@ func Create[T any](ctx context.Context, send func(context.Context) (*T, error), 
 		tflog.Warn(ctx, "dbcloud: the create's answer was lost; looking for what it made instead of sending it again", map[string]any{"error": err.Error()})
 		found, ferr := look(ctx, err)
 		var notCreated *NotCreatedError
-		_, hasDeadline := ctx.Deadline()
-		if !errors.As(ferr, &notCreated) || ctx.Err() != nil || (!hasDeadline && time.Since(start) > api.DefaultMaxElapsed) {
+		if !errors.As(ferr, &notCreated) || ctx.Err() != nil || !time.Now().Before(end) {
 			return found, ferr == nil, ferr
 		}
 		tflog.Info(ctx, "dbcloud: the create whose answer was lost was not made: sending it again", map[string]any{"kind": notCreated.Kind, "name": notCreated.Name})

@@ -28,7 +28,7 @@ func TestCreateSendsAgainOnlyWhenNotMade(t *testing.T) {
 	}
 	for _, c := range cases {
 		sends, looks := 0, 0
-		v, adopted, err := Create(context.Background(),
+		v, adopted, err := Create(context.Background(), testBudget,
 			func(context.Context) (*string, error) { sends++; return nil, lost },
 			func(context.Context, error) (*string, error) {
 				e := c.looks[looks]
@@ -49,7 +49,7 @@ func TestCreateSendsAgainOnlyWhenNotMade(t *testing.T) {
 	}
 	// An answer that is not lost is returned as it is, without a look.
 	sends := 0
-	_, adopted, err := Create(context.Background(),
+	_, adopted, err := Create(context.Background(), testBudget,
 		func(context.Context) (*string, error) { sends++; return nil, &api.APIError{StatusCode: 400} },
 		func(context.Context, error) (*string, error) { t.Fatal("looked"); return nil, nil })
 	if sends != 1 || adopted || api.StatusCode(err) != 400 {
@@ -58,7 +58,7 @@ func TestCreateSendsAgainOnlyWhenNotMade(t *testing.T) {
 	// A lost answer, a look that proves the create was not made, and a create sent again that is
 	// answered: the object is that answer's, not adopted.
 	sends = 0
-	v, adopted, err := Create(context.Background(),
+	v, adopted, err := Create(context.Background(), testBudget,
 		func(context.Context) (*string, error) {
 			if sends++; sends == 1 {
 				return nil, lost
@@ -164,7 +164,7 @@ func TestWhileBusySendsAgainThroughAnOutage(t *testing.T) {
 	for _, lost := range []error{dropped, &api.APIError{Operation: "resize service", StatusCode: 504}} {
 		b := &busyCalls{errs: repeat(lost, 3*MaxTransient)}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err := WhileBusy(ctx, testBackoff, b.busy(4))
+		err := WhileBusy(ctx, testBudget, testBackoff, b.busy(4))
 		cancel()
 		if err != nil || b.calls != 3*MaxTransient+1 || b.looks != 3*MaxTransient {
 			t.Errorf("%v: WhileBusy = %v after %d calls and %d looks; want success after %d calls, a look before each resend",
@@ -173,7 +173,7 @@ func TestWhileBusySendsAgainThroughAnOutage(t *testing.T) {
 	}
 	// 503s that reached the caller provably changed nothing: sent again without a look.
 	b := &busyCalls{errs: repeat(&api.APIError{StatusCode: 503}, 3*MaxTransient)}
-	if err := WhileBusy(context.Background(), testBackoff, b.busy(4)); err != nil || b.looks != 0 {
+	if err := WhileBusy(context.Background(), testBudget, testBackoff, b.busy(4)); err != nil || b.looks != 0 {
 		t.Errorf("503s: WhileBusy = %v with %d looks; want success without a look", err, b.looks)
 	}
 }
@@ -190,7 +190,7 @@ func TestWhileBusyCounts500s(t *testing.T) {
 	for name, errs := range map[string][]error{"500s": repeat(e500, 20), "500s between drops": mixed} {
 		b := &busyCalls{errs: errs}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err := WhileBusy(ctx, testBackoff, b.busy(4))
+		err := WhileBusy(ctx, testBudget, testBackoff, b.busy(4))
 		cancel()
 		fives := 0
 		for _, e := range errs[:b.calls] {
@@ -212,7 +212,7 @@ func TestWhileBusyOutageOutlastsTheBudget(t *testing.T) {
 	b := &busyCalls{errs: repeat(dropped, 1<<20)}
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	err := WhileBusy(ctx, testBackoff, b.busy(4))
+	err := WhileBusy(ctx, testBudget, testBackoff, b.busy(4))
 	var un *UnansweredError
 	if !errors.As(err, &un) || un.Attempts != b.calls || b.calls <= MaxTransient || !errors.Is(err, dropped) ||
 		!strings.Contains(err.Error(), "running the same command again is safe") || !strings.Contains(err.Error(), "attempts") {
@@ -222,13 +222,13 @@ func TestWhileBusyOutageOutlastsTheBudget(t *testing.T) {
 	b = &busyCalls{errs: repeat(dropped, 1<<20)}
 	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
-	if err := WhileBusy(ctx, testBackoff, b.busy(4)); !Interrupted(err) || errors.As(err, &un) {
+	if err := WhileBusy(ctx, testBudget, testBackoff, b.busy(4)); !Interrupted(err) || errors.As(err, &un) {
 		t.Errorf("Ctrl-C during the outage: %v, want an interrupt", err)
 	}
 
 	outage := &api.OutageError{Operation: "update password", Since: time.Now(), Until: time.Now(), Cause: &api.APIError{StatusCode: 503}}
 	b = &busyCalls{errs: repeat(outage, 10)}
-	if err := WhileBusy(context.Background(), testBackoff, b.busy(4)); !errors.Is(err, outage) || b.calls != 1 {
+	if err := WhileBusy(context.Background(), testBudget, testBackoff, b.busy(4)); !errors.Is(err, outage) || b.calls != 1 {
 		t.Errorf("an *api.OutageError: %v after %d calls, want it at once", err, b.calls)
 	}
 }
@@ -254,5 +254,79 @@ func TestUnansweredLogsWithoutFlooding(t *testing.T) {
 	}
 	if first, due := u.failed(t0.Add(70*time.Second), lost); !first || !due {
 		t.Errorf("after an answer: first %v due %v, want a new run logged at once", first, due)
+	}
+}
+
+// An operation whose context has no deadline ends at the API client's outage budget (its
+// outage_timeout), not at a budget of the waits' own (api.DefaultMaxElapsed, 5 minutes): 7 minutes
+// with outage_timeout = 7m, the client's default without one; a deadline is the end.
+func TestOperationEndIsTheClientsBudget(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	client := func(retry *api.RetryPolicy) *api.Client {
+		c, err := api.New(api.Config{BaseURL: "http://127.0.0.1:1/v1", AccessKey: "a", SecretKey: "s", ProjectID: "p", Retry: retry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	sevenMinutes := api.DefaultRetryPolicy
+	sevenMinutes.MaxElapsed = 7 * time.Minute // what the provider's outage_timeout = "7m" sets
+	if end, hasDeadline := operationEnd(context.Background(), client(&sevenMinutes), t0); hasDeadline || !end.Equal(t0.Add(7*time.Minute)) {
+		t.Errorf("outage_timeout 7m, no deadline: ends at +%s (deadline %v), want +7m", end.Sub(t0), hasDeadline)
+	}
+	if end, _ := operationEnd(context.Background(), client(nil), t0); !end.Equal(t0.Add(api.DefaultMaxElapsed)) {
+		t.Errorf("no outage_timeout, no deadline: ends at +%s, want the client's default %s", end.Sub(t0), api.DefaultMaxElapsed)
+	}
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	if end, hasDeadline := operationEnd(ctx, client(&sevenMinutes), t0); !hasDeadline || !end.Equal(deadline) {
+		t.Errorf("a deadline: ends at %s (deadline %v), want the deadline %s", end, hasDeadline, deadline)
+	}
+}
+
+// Without a deadline, a busy call cut by an outage and a create whose lost answer is proven not made
+// are sent again until the client's outage budget runs out, then fail (an *UnansweredError, the look's
+// *NotCreatedError): with a client whose budget is 300 ms, well before api.DefaultMaxElapsed.
+func TestSendingAgainEndsAtTheClientsBudget(t *testing.T) {
+	short := api.DefaultRetryPolicy
+	short.MaxElapsed = 300 * time.Millisecond
+	client, err := api.New(api.Config{BaseURL: "http://127.0.0.1:1/v1", AccessKey: "a", SecretKey: "s", ProjectID: "p", Retry: &short})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := &api.TransportError{Operation: "rename vpc", Err: errors.New("EOF")}
+	ends := func(what string, run func() error) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- run() }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(time.Minute):
+			t.Fatalf("%s: still sending after a minute, with a client whose outage budget is %s", what, short.MaxElapsed)
+			return nil
+		}
+	}
+
+	b := &busyCalls{errs: repeat(dropped, 1<<20)}
+	err = ends("WhileBusy", func() error { return WhileBusy(context.Background(), client, testBackoff, b.busy(4)) })
+	var un *UnansweredError
+	if !errors.As(err, &un) || b.calls < 2 || un.Attempts != b.calls {
+		t.Errorf("WhileBusy without a deadline: %v after %d calls; want an *UnansweredError once the budget ran out", err, b.calls)
+	}
+
+	sends := 0
+	err = ends("Create", func() error {
+		_, _, err := Create(context.Background(), client,
+			func(context.Context) (*string, error) { sends++; return nil, dropped },
+			func(context.Context, error) (*string, error) {
+				time.Sleep(10 * time.Millisecond) // a look takes a while
+				return nil, &NotCreatedError{Kind: "vpc", Name: "n", Cause: dropped}
+			})
+		return err
+	})
+	if !IsNotCreated(err) || sends < 2 {
+		t.Errorf("Create without a deadline: %v after %d sends; want the look's *NotCreatedError once the budget ran out", err, sends)
 	}
 }
