@@ -5,33 +5,17 @@
 # service attached to it with a read replica set, and a plain service. Writes their
 # ids to $PAGETEST_VARS for the page's sub= markers.
 set -euo pipefail
-api() {
-	local method="$1" path="$2" body="${3:-}"
-	curl -sS --fail-with-body -u "$DBCLOUD_ACCESS_KEY:$DBCLOUD_SECRET_KEY" -X "$method" \
-		-H 'Content-Type: application/json' ${body:+--data "$body"} \
-		"$DBCLOUD_BASE_URL/projects/$DBCLOUD_PROJECT_ID$path"
-}
-wait_ready() {
-	local _
-	for _ in $(seq 600); do
-		[[ "$(api GET "/services/$1" | jq -r .status)" == READY ]] && return 0
-		sleep 0.1
-	done
-	echo "service $1 is not READY after 60s" >&2
-	return 1
-}
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # api, until_true, ready
 
 vpc_id="$(api POST /vpcs '{"name":"main","cidr":"10.10.0.0/16","region_code":"us-east-1"}' | jq -r .id)"
 api POST "/vpcs/$vpc_id/peerings" '{"peer_account_id":"123456789012","peer_region_code":"us-east-1","peer_vpc_id":"vpc-0a1b2c3d4e5f67890"}' >/dev/null
 metrics="$(api POST /services '{"name":"metrics","addons":["time-series"],"region_code":"us-east-1","cpu_millis":"1000","memory_gbs":"4"}' | jq -r .service_id)"
 orders="$(api POST /services '{"name":"orders","addons":[],"region_code":"us-east-1","cpu_millis":"1000","memory_gbs":"4"}' | jq -r .service_id)"
-wait_ready "$metrics"
-wait_ready "$orders"
+ready "$metrics"
+ready "$orders"
 api POST "/services/$metrics/attachToVPC" "{\"vpc_id\":\"$vpc_id\"}" >/dev/null
-wait_ready "$metrics"
+ready "$metrics"
 replica_set="$(api POST "/services/$metrics/replicaSets" '{"name":"reader","nodes":1,"cpu_millis":1000,"memory_gbs":4}' | jq -r .id)"
-for _ in $(seq 600); do
-	[[ "$(api GET "/services/$metrics/replicaSets" | jq -r '.[0].status')" == active ]] && break
-	sleep 0.1
-done
+until_true "/services/$metrics/replicaSets" '.[0].status == "active"'
 printf 'SERVICE_ID=%s\nOTHER_SERVICE_ID=%s\nREPLICA_SET_ID=%s\nVPC_ID=%s\n' "$metrics" "$orders" "$replica_set" "$vpc_id" >>"$PAGETEST_VARS"

@@ -11,23 +11,8 @@
 # against that provider's schema and the guide's "before" configuration. Writes the ids to
 # $PAGETEST_VARS.
 set -euo pipefail
-api() {
-	local method="$1" path="$2" body="${3:-}"
-	curl -sS --fail-with-body -u "$DBCLOUD_ACCESS_KEY:$DBCLOUD_SECRET_KEY" -X "$method" \
-		-H 'Content-Type: application/json' ${body:+--data "$body"} \
-		"$DBCLOUD_BASE_URL/projects/$DBCLOUD_PROJECT_ID$path"
-}
-# until PATH JQ-FILTER: polls GET PATH (every 0.1s, at most 60s) until the filter answers true.
-until_true() {
-	local _
-	for _ in $(seq 600); do
-		[[ "$(api GET "$1" | jq -r "$2")" == true ]] && return 0
-		sleep 0.1
-	done
-	echo "GET $1: not $2 after 60s" >&2
-	return 1
-}
-ready() { until_true "/services/$1" '.status == "READY"'; }
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # api, until_true, ready
 
 vpc="$(api POST /vpcs '{"name":"main","cidr":"10.10.0.0/16","region_code":"us-east-1"}' | jq -r .id)"
 peering="$(api POST "/vpcs/$vpc/peerings" '{"peer_account_id":"123456789012","peer_region_code":"us-east-1","peer_vpc_id":"vpc-0a1b2c3d4e5f67890"}' | jq -r .id)"
