@@ -520,7 +520,7 @@ done
 load_after="$(loadavg)"
 N0="${SIZES[0]}"
 
-profile_top="" profile_cum="" profile_own="" profile_alloc="" profile_alloc_own=""
+profile_top="" profile_cum="" profile_own="" profile_alloc="" profile_alloc_own="" profile_inuse=""
 if $profile_done; then
 	pprof_top() {
 		local kind="$1"
@@ -536,9 +536,12 @@ if $profile_done; then
 	profile_alloc="$(pprof_top heap -sample_index=alloc_space -nodecount=15 | trim || true)"
 	profile_alloc_own="$(pprof_top heap -sample_index=alloc_space -cum -nodecount=400 | trim |
 		grep -E 'flat|terraform-provider-dbcloud/internal' | head -n 12 || true)"
+	# What the processes held when their live heap was largest: what a plan keeps per object.
+	profile_inuse="$(go tool pprof -top -sample_index=inuse_space -nodecount=14 "$work/bin/terraform-provider-dbcloud" \
+		"$work"/prof/heap.*.pprof.peak 2>/dev/null | trim || true)"
 	if [[ -n "${BENCH_PROFILE_DIR:-}" ]]; then # keep the profiles and the binary for go tool pprof
 		mkdir -p "$BENCH_PROFILE_DIR"
-		cp "$work"/prof/*.pprof "$work/bin/terraform-provider-dbcloud" "$BENCH_PROFILE_DIR/"
+		cp "$work"/prof/*.pprof* "$work/bin/terraform-provider-dbcloud" "$BENCH_PROFILE_DIR/"
 		log "profiles and the provider binary kept in $BENCH_PROFILE_DIR"
 	fi
 fi
@@ -774,6 +777,13 @@ ${profile_alloc}
 
 \`\`\`text
 ${profile_alloc_own}
+\`\`\`
+
+What the same processes held when their live heap was largest (pprof inuse_space, near the end of
+each plan; merged over the ${PROFILE_PLANS} plans: divide by ${PROFILE_PLANS} for one plan of ${PROFILE_N} services):
+
+\`\`\`text
+${profile_inuse}
 \`\`\`
 EOF
 	)"

@@ -19,8 +19,10 @@ import (
 // their environment variable is set:
 //
 //	DBCLOUD_CPUPROFILE=path   writes a pprof CPU profile of the process to path ("%p" becomes the pid)
-//	DBCLOUD_HEAPPROFILE=path  writes a pprof heap profile of the process to path at exit: alloc_space is
-//	                          what the process allocated, inuse_space what it still held at exit
+//	DBCLOUD_HEAPPROFILE=path  writes a pprof heap profile of the process to path at exit (alloc_space:
+//	                          what the process allocated), and to path.peak the heap profile of when its
+//	                          live heap was largest (inuse_space: what it held then; written each time
+//	                          the live heap grew by a quarter, so about a dozen times in a plan)
 //	DBCLOUD_RUSAGE=path       appends "pid user_ms system_ms peak_rss_kib wall_ms peak_live_heap_kib
 //	                          allocated_kib max_goroutines" to path at exit
 //
@@ -38,12 +40,17 @@ func Start() (stop func()) {
 			}
 		}
 	}
-	if path := os.Getenv("DBCLOUD_HEAPPROFILE"); path != "" {
-		stops = append(stops, func() { writeHeap(withPid(path)) })
-	}
-	if path := os.Getenv("DBCLOUD_RUSAGE"); path != "" {
-		w := watchHeap()
-		stops = append(stops, func() { w.stop(); writeRusage(path, start, w) })
+	heapPath := os.Getenv("DBCLOUD_HEAPPROFILE")
+	rusagePath := os.Getenv("DBCLOUD_RUSAGE")
+	if heapPath != "" || rusagePath != "" {
+		w := watchHeap(heapPath)
+		stops = append(stops, w.stop)
+		if heapPath != "" {
+			stops = append(stops, func() { writeHeap(withPid(heapPath)) })
+		}
+		if rusagePath != "" {
+			stops = append(stops, func() { writeRusage(rusagePath, start, w) })
+		}
 	}
 	return func() {
 		for _, s := range stops {
@@ -88,11 +95,9 @@ func peakRSS(ru syscall.Rusage) int64 {
 	return int64(ru.Maxrss) //nolint:unconvert // Maxrss is int32 on some platforms
 }
 
-// writeHeap writes the heap profile after two collections, so that its in-use figures are those of
-// the heap at exit (a profile's in-use figures are those of the last collection but one).
+// writeHeap writes the heap profile (at exit: after the server stopped, what it held is garbage, so
+// the in-use figures that matter are those of the .peak profile).
 func writeHeap(path string) {
-	runtime.GC()
-	runtime.GC()
 	if f, err := os.Create(path); err == nil {
 		_ = pprof.Lookup("heap").WriteTo(f, 0)
 		_ = f.Close()
@@ -100,18 +105,21 @@ func writeHeap(path string) {
 }
 
 // heapWatch samples, every 50 ms, the live heap (what the last collection marked, runtime/metrics)
-// and the goroutines, and keeps the largest of each.
+// and the goroutines, and keeps the largest of each; with a profile path, it writes the heap profile
+// to path.peak whenever the live heap grew by a quarter since the last one written.
 type heapWatch struct {
 	done chan struct{}
 	wg   sync.WaitGroup
+	path string
 
 	mu         sync.Mutex
 	live       uint64
+	written    uint64 // the live heap when path.peak was last written
 	goroutines int
 }
 
-func watchHeap() *heapWatch {
-	w := &heapWatch{done: make(chan struct{})}
+func watchHeap(path string) *heapWatch {
+	w := &heapWatch{done: make(chan struct{}), path: path}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
@@ -133,10 +141,18 @@ func (w *heapWatch) sample() {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	n := runtime.NumGoroutine()
+	live := s[0].Value.Uint64()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.live = max(w.live, s[0].Value.Uint64())
+	w.live = max(w.live, live)
 	w.goroutines = max(w.goroutines, n)
+	if w.path != "" && live > w.written+w.written/4 {
+		w.written = live
+		if f, err := os.Create(withPid(w.path) + ".peak"); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(f, 0)
+			_ = f.Close()
+		}
+	}
 }
 
 func (w *heapWatch) stop() {
