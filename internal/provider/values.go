@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // withTimeout bounds ctx by the `timeouts` value of an operation (get is e.g. plan.Timeouts.Create),
@@ -98,6 +100,86 @@ func setStrings(ctx context.Context, s types.Set) ([]string, diag.Diagnostics) {
 	diags := s.ElementsAs(ctx, &out, false)
 	sort.Strings(out)
 	return out, diags
+}
+
+// ---- top-level attributes, read without a walk of the schema ----
+
+// attrs is the top-level attributes of a state, plan or configuration (its Raw), decoded once. The
+// framework's GetAttribute walks the schema for each attribute it reads, and every step of that walk
+// copies the schema's attribute map: with dbcloud_service's 37 attributes, the few attributes the
+// provider reads in every plan of every service cost more than all of its own work there. A
+// top-level attribute is a lookup in attrs, converted by its type as GetAttribute converts it.
+type attrs map[string]tftypes.Value
+
+// attrsOf decodes raw's top-level attributes (nil for a null or unknown value: every attribute of it
+// then reads as null, as GetAttribute reads them).
+func attrsOf(raw tftypes.Value) attrs {
+	var m map[string]tftypes.Value
+	if raw.IsKnown() && !raw.IsNull() && raw.Type().Is(tftypes.Object{}) {
+		_ = raw.As(&m)
+	}
+	return m
+}
+
+// null reports whether the attribute name is null (or absent).
+func (a attrs) null(name string) bool {
+	v, ok := a[name]
+	return !ok || v.IsNull()
+}
+
+// attrValue is the attribute name of a as a T of type typ (types.String and types.StringType, ...).
+func attrValue[T attr.Value](ctx context.Context, a attrs, name string, typ attr.Type) (T, diag.Diagnostics) {
+	var zero T
+	v, ok := a[name]
+	if a == nil {
+		v, ok = tftypes.NewValue(typ.TerraformType(ctx), nil), true
+	}
+	if !ok {
+		return zero, diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root(name), "Value Conversion Error",
+			"The value has no attribute "+name+". This is always an error in the provider.")}
+	}
+	val, diags := valueOf(ctx, typ, v, path.Root(name))
+	t, ok := val.(T)
+	if !ok && !diags.HasError() {
+		diags.AddAttributeError(path.Root(name), "Value Conversion Error",
+			fmt.Sprintf("The attribute %s is a %T, not a %T. This is always an error in the provider.", name, val, zero))
+	}
+	return t, diags
+}
+
+// valueOf converts v by typ as the framework reads an attribute: ValueFromTerraform, then the
+// value's own validation (or its type's).
+func valueOf(ctx context.Context, typ attr.Type, v tftypes.Value, p path.Path) (attr.Value, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	val, err := typ.ValueFromTerraform(ctx, v)
+	if err != nil {
+		diags.AddAttributeError(p, "Value Conversion Error", "The attribute cannot be read: "+err.Error()+". This is always an error in the provider.")
+		return nil, diags
+	}
+	switch t := val.(type) {
+	case xattr.ValidateableAttribute:
+		resp := xattr.ValidateAttributeResponse{}
+		t.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: p}, &resp)
+		diags.Append(resp.Diagnostics...)
+	default:
+		//nolint:staticcheck // xattr.TypeWithValidate is deprecated, but the framework still calls it when it reads a value
+		if tv, ok := typ.(xattr.TypeWithValidate); ok {
+			diags.Append(tv.Validate(ctx, v, p)...)
+		}
+	}
+	return val, diags
+}
+
+func (a attrs) string(ctx context.Context, name string) (types.String, diag.Diagnostics) {
+	return attrValue[types.String](ctx, a, name, types.StringType)
+}
+
+func (a attrs) bool(ctx context.Context, name string) (types.Bool, diag.Diagnostics) {
+	return attrValue[types.Bool](ctx, a, name, types.BoolType)
+}
+
+func (a attrs) int64(ctx context.Context, name string) (types.Int64, diag.Diagnostics) {
+	return attrValue[types.Int64](ctx, a, name, types.Int64Type)
 }
 
 // ---- models: the one reflective helper ----
