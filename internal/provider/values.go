@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -19,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -182,81 +185,152 @@ func (a attrs) int64(ctx context.Context, name string) (types.Int64, diag.Diagno
 	return attrValue[types.Int64](ctx, a, name, types.Int64Type)
 }
 
-// ---- models: the one reflective helper ----
+// ---- models: the one reflective helper, its fields found once per model type ----
 
-// eachValue calls fn with every attr.Value field of the model struct *dst (fields of embedded structs
-// included) and the same field of *src (nil when src is nil), and sets the field to what fn returns.
-func eachValue[M any](dst, src *M, fn func(cur, from attr.Value) attr.Value) {
-	var sv reflect.Value
-	if src != nil {
-		sv = reflect.ValueOf(src).Elem()
+// modelField is one attr.Value field of a model struct (fields of embedded structs included): where it
+// is, its attribute name (tfsdk tag), and whether a record that lacks it keeps the state's value
+// (`record:"kept"`, serviceFields).
+type modelField struct {
+	index []int
+	name  string
+	kept  bool
+}
+
+var (
+	modelFieldCache sync.Map // reflect.Type -> []modelField
+	attrValueType   = reflect.TypeFor[attr.Value]()
+)
+
+// modelFields are the attr.Value fields of the model struct type t, found once per type (every Read
+// compares and completes its model through them: no walk of the type and its tags each time).
+func modelFields(t reflect.Type) []modelField {
+	if f, ok := modelFieldCache.Load(t); ok {
+		return f.([]modelField)
 	}
-	eachField(reflect.ValueOf(dst).Elem(), sv, fn)
+	var fields []modelField
+	var walk func(t reflect.Type, at []int)
+	walk = func(t reflect.Type, at []int) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			index := append(slices.Clone(at), i)
+			switch {
+			case sf.Anonymous && sf.Type.Kind() == reflect.Struct:
+				walk(sf.Type, index)
+			case sf.IsExported() && sf.Type.Implements(attrValueType):
+				fields = append(fields, modelField{index: index, name: sf.Tag.Get("tfsdk"), kept: sf.Tag.Get("record") == "kept"})
+			}
+		}
+	}
+	walk(t, nil)
+	f, _ := modelFieldCache.LoadOrStore(t, fields)
+	return f.([]modelField)
+}
+
+// modelTypes are the attribute types of a model's schema, by name, found once per model type; ok is
+// false when the model's fields are not exactly the schema's attributes (getState then leaves the
+// decoding to the framework, which says what is wrong).
+type modelTypes struct {
+	types map[string]attr.Type
+	ok    bool
+}
+
+var modelTypeCache sync.Map // reflect.Type -> modelTypes
+
+// getState decodes a state into the model *dst as the framework's State.Get does: each attribute
+// converted by its type (ValueFromTerraform, and its own validation) into the field of its name.
+// The model's fields (modelFields) and the schema's attribute types are found once per model type,
+// which is always used with the same schema (a resource's model, its resource's). State.Get walks the
+// model's struct tags on every call and checks each tag with a regular expression it compiles each
+// time: for dbcloud_service, dozens of compilations in every Read of every service.
+func getState[M any](ctx context.Context, state tfsdk.State, dst *M) diag.Diagnostics {
+	dv := reflect.ValueOf(dst).Elem()
+	fields := modelFields(dv.Type())
+	mt := typesOf(dv.Type(), state, fields)
+	a := attrsOf(state.Raw)
+	if !mt.ok || len(a) != len(fields) {
+		return state.Get(ctx, dst)
+	}
+	var diags diag.Diagnostics
+	for _, f := range fields {
+		v, ok := a[f.name]
+		if !ok {
+			return state.Get(ctx, dst)
+		}
+		val, d := valueOf(ctx, mt.types[f.name], v, path.Root(f.name))
+		if val == nil || reflect.TypeOf(val) != dv.FieldByIndex(f.index).Type() {
+			return state.Get(ctx, dst) // the framework's error
+		}
+		diags.Append(d...)
+		dv.FieldByIndex(f.index).Set(reflect.ValueOf(val))
+	}
+	return diags
+}
+
+// typesOf is the modelTypes of the model type t with the schema of state.
+func typesOf(t reflect.Type, state tfsdk.State, fields []modelField) modelTypes {
+	if mt, ok := modelTypeCache.Load(t); ok {
+		return mt.(modelTypes)
+	}
+	var mt modelTypes
+	if st, ok := state.Schema.Type().(attr.TypeWithAttributeTypes); ok {
+		mt.types = st.AttributeTypes()
+		mt.ok = len(mt.types) == len(fields)
+		for _, f := range fields {
+			_, found := mt.types[f.name]
+			mt.ok = mt.ok && found
+		}
+	}
+	got, _ := modelTypeCache.LoadOrStore(t, mt)
+	return got.(modelTypes)
 }
 
 // sameValues reports whether every attribute value of a equals b's (attr.Value Equal, nested
 // values included): a Read whose record changed nothing can leave the state as it is.
 func sameValues[M any](a, b *M) bool {
-	same := true
-	cp := *a
-	eachValue(&cp, b, func(cur, from attr.Value) attr.Value {
-		if same && (from == nil || !cur.Equal(from)) {
-			same = false
+	av, bv := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	for _, f := range modelFields(av.Type()) {
+		x, _ := av.FieldByIndex(f.index).Interface().(attr.Value)
+		y, _ := bv.FieldByIndex(f.index).Interface().(attr.Value)
+		if !x.Equal(y) {
+			return false
 		}
-		return cur
-	})
-	return same
-}
-
-func eachField(dv, sv reflect.Value, fn func(cur, from attr.Value) attr.Value) {
-	for i := range dv.NumField() {
-		f := dv.Field(i)
-		var sf reflect.Value
-		if sv.IsValid() {
-			sf = sv.Field(i)
-		}
-		if dv.Type().Field(i).Anonymous && f.Kind() == reflect.Struct {
-			eachField(f, sf, fn)
-			continue
-		}
-		if !f.CanSet() {
-			continue
-		}
-		v, ok := f.Interface().(attr.Value)
-		if !ok {
-			continue
-		}
-		var from attr.Value
-		if sf.IsValid() {
-			from, _ = sf.Interface().(attr.Value)
-		}
-		f.Set(reflect.ValueOf(fn(v, from)))
 	}
+	return true
 }
 
 // nullUnknowns turns the values still unknown (computed ones the API did not report) into nulls:
 // state must not hold unknowns.
 func nullUnknowns[M any](m *M) {
-	eachValue(m, nil, func(cur, _ attr.Value) attr.Value {
+	mv := reflect.ValueOf(m).Elem()
+	for _, f := range modelFields(mv.Type()) {
+		fv := mv.FieldByIndex(f.index)
+		cur, _ := fv.Interface().(attr.Value)
 		if !cur.IsUnknown() {
-			return cur
+			continue
 		}
-		switch v := cur.(type) {
-		case types.String:
-			return types.StringNull()
-		case types.Int64:
-			return types.Int64Null()
-		case types.Bool:
-			return types.BoolNull()
-		case types.Object:
-			return types.ObjectNull(v.AttributeTypes(context.Background()))
-		case types.Set:
-			return types.SetNull(v.ElementType(context.Background()))
-		case types.List:
-			return types.ListNull(v.ElementType(context.Background()))
+		if null := nullOf(cur); null != nil {
+			fv.Set(reflect.ValueOf(null))
 		}
-		return cur
-	})
+	}
+}
+
+// nullOf is the null value of an unknown value's type (nil for a type it does not know).
+func nullOf(v attr.Value) attr.Value {
+	switch v := v.(type) {
+	case types.String:
+		return types.StringNull()
+	case types.Int64:
+		return types.Int64Null()
+	case types.Bool:
+		return types.BoolNull()
+	case types.Object:
+		return types.ObjectNull(v.AttributeTypes(context.Background()))
+	case types.Set:
+		return types.SetNull(v.ElementType(context.Background()))
+	case types.List:
+		return types.ListNull(v.ElementType(context.Background()))
+	}
+	return nil
 }
 
 // connectionURI is the vendor's connection string of an endpoint, without a password:
