@@ -363,8 +363,11 @@ func readOnlyConnectionURI(uri types.String) types.String {
 	if uri.IsNull() || uri.IsUnknown() {
 		return uri
 	}
-	return types.StringValue(uri.ValueString() + "&options=" + strings.ReplaceAll(url.QueryEscape(readOnlyConnectionOption), "+", "%20"))
+	return types.StringValue(uri.ValueString() + readOnlyConnectionQuery)
 }
+
+// readOnlyConnectionQuery is the query parameter readOnlyConnectionURI adds, encoded once.
+var readOnlyConnectionQuery = "&options=" + strings.ReplaceAll(url.QueryEscape(readOnlyConnectionOption), "+", "%20")
 
 // The role and database every service is reached with (api-facts: "Connecting to a service").
 const (
