@@ -323,7 +323,7 @@ func benchmarkPlanService(b *testing.B, n int) {
 		}
 		i++
 	}
-	b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/float64(i), "cpu-ns/op")
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(i), "cpu-ns/op")
 }
 
 // cpuTime is the CPU time the process used so far (user and system, every thread).
