@@ -198,7 +198,7 @@ func readResource[M, T any](ctx context.Context, pd *providerData, req resource.
 		return
 	}
 	if apply(&m, rec, resp) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+		resp.Diagnostics.Append(setState(ctx, &resp.State, &m)...) // State.Set, without its walk of the model's tags
 	}
 }
 

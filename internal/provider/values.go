@@ -153,12 +153,19 @@ func attrValue[T attr.Value](ctx context.Context, a attrs, name string, typ attr
 // valueOf converts v by typ as the framework reads an attribute: ValueFromTerraform, then the
 // value's own validation (or its type's).
 func valueOf(ctx context.Context, typ attr.Type, v tftypes.Value, p path.Path) (attr.Value, diag.Diagnostics) {
-	var diags diag.Diagnostics
 	val, err := typ.ValueFromTerraform(ctx, v)
 	if err != nil {
+		var diags diag.Diagnostics
 		diags.AddAttributeError(p, "Value Conversion Error", "The attribute cannot be read: "+err.Error()+". This is always an error in the provider.")
 		return nil, diags
 	}
+	return val, validated(ctx, typ, val, v, p)
+}
+
+// validated is the framework's check of a value it reads or writes: the value's own validation, or
+// its type's (raw is the value's Terraform form).
+func validated(ctx context.Context, typ attr.Type, val attr.Value, raw tftypes.Value, p path.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
 	switch t := val.(type) {
 	case xattr.ValidateableAttribute:
 		resp := xattr.ValidateAttributeResponse{}
@@ -167,10 +174,10 @@ func valueOf(ctx context.Context, typ attr.Type, v tftypes.Value, p path.Path) (
 	default:
 		//nolint:staticcheck // xattr.TypeWithValidate is deprecated, but the framework still calls it when it reads a value
 		if tv, ok := typ.(xattr.TypeWithValidate); ok {
-			diags.Append(tv.Validate(ctx, v, p)...)
+			diags.Append(tv.Validate(ctx, raw, p)...)
 		}
 	}
-	return val, diags
+	return diags
 }
 
 func (a attrs) string(ctx context.Context, name string) (types.String, diag.Diagnostics) {
@@ -226,12 +233,13 @@ func modelFields(t reflect.Type) []modelField {
 	return f.([]modelField)
 }
 
-// modelTypes are the attribute types of a model's schema, by name, found once per model type; ok is
-// false when the model's fields are not exactly the schema's attributes (getState then leaves the
-// decoding to the framework, which says what is wrong).
+// modelTypes are the attribute types of a model's schema, by name, and the schema's Terraform type,
+// found once per model type; ok is false when the model's fields are not exactly the schema's
+// attributes (getState and setState then leave the work to the framework, which says what is wrong).
 type modelTypes struct {
-	types map[string]attr.Type
-	ok    bool
+	types  map[string]attr.Type
+	object tftypes.Object
+	ok     bool
 }
 
 var modelTypeCache sync.Map // reflect.Type -> modelTypes
@@ -245,7 +253,7 @@ var modelTypeCache sync.Map // reflect.Type -> modelTypes
 func getState[M any](ctx context.Context, state tfsdk.State, dst *M) diag.Diagnostics {
 	dv := reflect.ValueOf(dst).Elem()
 	fields := modelFields(dv.Type())
-	mt := typesOf(dv.Type(), state, fields)
+	mt := typesOf(ctx, dv.Type(), state, fields)
 	a := attrsOf(state.Raw)
 	if !mt.ok || len(a) != len(fields) {
 		return state.Get(ctx, dst)
@@ -266,15 +274,53 @@ func getState[M any](ctx context.Context, state tfsdk.State, dst *M) diag.Diagno
 	return diags
 }
 
+// setState writes the model *m into the state as the framework's State.Set does (each field's value,
+// of its attribute's type and checked as the framework checks it, in its Terraform form), with the
+// same fields and types as getState: a Read whose record changed the state (an import, drift) no
+// longer walks the model's tags either.
+func setState[M any](ctx context.Context, state *tfsdk.State, m *M) diag.Diagnostics {
+	mv := reflect.ValueOf(m).Elem()
+	fields := modelFields(mv.Type())
+	mt := typesOf(ctx, mv.Type(), *state, fields)
+	if !mt.ok {
+		return state.Set(ctx, m)
+	}
+	vals := make(map[string]tftypes.Value, len(fields))
+	var diags diag.Diagnostics
+	for _, f := range fields {
+		val, _ := mv.FieldByIndex(f.index).Interface().(attr.Value)
+		typ := mt.types[f.name]
+		if val == nil || !typ.TerraformType(ctx).Equal(val.Type(ctx).TerraformType(ctx)) {
+			return state.Set(ctx, m) // the framework's error
+		}
+		raw, err := val.ToTerraformValue(ctx)
+		if err != nil {
+			return state.Set(ctx, m)
+		}
+		diags.Append(validated(ctx, typ, val, raw, path.Root(f.name))...)
+		vals[f.name] = raw
+	}
+	if diags.HasError() {
+		return diags
+	}
+	if err := tftypes.ValidateValue(mt.object, vals); err != nil {
+		return state.Set(ctx, m)
+	}
+	state.Raw = tftypes.NewValue(mt.object, vals)
+	return diags
+}
+
 // typesOf is the modelTypes of the model type t with the schema of state.
-func typesOf(t reflect.Type, state tfsdk.State, fields []modelField) modelTypes {
+func typesOf(ctx context.Context, t reflect.Type, state tfsdk.State, fields []modelField) modelTypes {
 	if mt, ok := modelTypeCache.Load(t); ok {
 		return mt.(modelTypes)
 	}
 	var mt modelTypes
-	if st, ok := state.Schema.Type().(attr.TypeWithAttributeTypes); ok {
-		mt.types = st.AttributeTypes()
-		mt.ok = len(mt.types) == len(fields)
+	st := state.Schema.Type()
+	if ot, ok := st.(attr.TypeWithAttributeTypes); ok {
+		mt.types = ot.AttributeTypes()
+		mt.object, ok = st.TerraformType(ctx).(tftypes.Object)
+		mt.ok = ok && len(mt.types) == len(fields)
 		for _, f := range fields {
 			_, found := mt.types[f.name]
 			mt.ok = mt.ok && found

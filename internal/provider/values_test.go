@@ -147,3 +147,35 @@ func TestGetStateIsStateGet(t *testing.T) {
 		t.Error("a VPC model decoded from a service state without an error")
 	}
 }
+
+// setState writes a model into a state exactly as the framework's State.Set does, and leaves a model
+// that does not fit the schema to State.Set (and its error).
+func TestSetStateIsStateSet(t *testing.T) {
+	ctx := t.Context()
+	var m serviceResourceModel
+	if d := getState(ctx, richServiceState(t), &m); d.HasError() {
+		t.Fatal(d)
+	}
+	m.Name = types.StringValue("renamed")
+	m.InitialPassword = types.StringNull()
+	got, want := resourceState(t, NewServiceResource()), resourceState(t, NewServiceResource())
+	if d := setState(ctx, &got, &m); d.HasError() {
+		t.Fatal(d)
+	}
+	if d := want.Set(ctx, &m); d.HasError() {
+		t.Fatal(d)
+	}
+	if !got.Raw.Equal(want.Raw) {
+		diffs, _ := got.Raw.Diff(want.Raw)
+		t.Errorf("setState and State.Set differ: %v", diffs)
+	}
+	other := vpcModel{vpcFields: vpcFields{ID: types.StringValue("1")}}
+	if d := setState(ctx, &got, &other); !d.HasError() {
+		t.Error("a VPC model written into a service state without an error")
+	}
+	bad := m
+	bad.Addons = types.SetValueMust(types.Int64Type, []attr.Value{types.Int64Value(1)}) // not the schema's type
+	if d := setState(ctx, &got, &bad); !d.HasError() {
+		t.Error("a value of another type written without an error")
+	}
+}
