@@ -9,7 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -85,9 +91,10 @@ var benchSink serviceResourceModel
 // ValidateResourceConfig, ReadResource (the refresh) and PlanResourceChange. It measures in process
 // what the provider costs per object, without the plugin's process, gRPC or Terraform itself.
 type protoPlan struct {
-	srv    tfprotov6.ProviderServer
-	typ    tftypes.Object
-	schema *tfprotov6.Schema
+	srv      tfprotov6.ProviderServer
+	typeName string
+	typ      tftypes.Object
+	schema   *tfprotov6.Schema
 }
 
 // newProtoPlan serves the provider configured against the emulator at baseURL.
@@ -115,7 +122,7 @@ func newProtoPlan(tb testing.TB, baseURL string) *protoPlan {
 		tb.Fatalf("ConfigureProvider: %v %v", err, configured.Diagnostics)
 	}
 	s := schemas.ResourceSchemas[serviceTypeName]
-	return &protoPlan{srv: srv, typ: s.ValueType().(tftypes.Object), schema: s}
+	return &protoPlan{srv: srv, typeName: serviceTypeName, typ: s.ValueType().(tftypes.Object), schema: s}
 }
 
 // objectOf is an object of type t whose attributes are value(name, type).
@@ -160,11 +167,11 @@ func (p *protoPlan) proposed(prior, config tftypes.Value) tftypes.Value {
 func (p *protoPlan) state(tb testing.TB, id string) ([]byte, []byte) {
 	tb.Helper()
 	ctx := context.Background()
-	imp, err := p.srv.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: serviceTypeName, ID: id})
+	imp, err := p.srv.ImportResourceState(ctx, &tfprotov6.ImportResourceStateRequest{TypeName: p.typeName, ID: id})
 	if err != nil || len(imp.Diagnostics) > 0 || len(imp.ImportedResources) != 1 {
 		tb.Fatalf("ImportResourceState: %v %v", err, imp.Diagnostics)
 	}
-	read, err := p.srv.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: serviceTypeName,
+	read, err := p.srv.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: p.typeName,
 		CurrentState: imp.ImportedResources[0].State, Private: imp.ImportedResources[0].Private})
 	if err != nil || len(read.Diagnostics) > 0 {
 		tb.Fatalf("ReadResource: %v %v", err, read.Diagnostics)
@@ -219,16 +226,16 @@ func jsonOf(v tftypes.Value) any {
 // plan makes the calls of one object's plan with nothing to change, and fails when the plan is not
 // empty.
 func (p *protoPlan) plan(ctx context.Context, raw, private []byte, config *tfprotov6.DynamicValue, configValue tftypes.Value) error {
-	up, err := p.srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: serviceTypeName,
+	up, err := p.srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{TypeName: p.typeName,
 		RawState: &tfprotov6.RawState{JSON: raw}})
 	if err := protoFailed("UpgradeResourceState", err, up.Diagnostics); err != nil {
 		return err
 	}
-	valid, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: serviceTypeName, Config: config})
+	valid, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: p.typeName, Config: config})
 	if err := protoFailed("ValidateResourceConfig", err, valid.Diagnostics); err != nil {
 		return err
 	}
-	read, err := p.srv.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: serviceTypeName, CurrentState: up.UpgradedState, Private: private})
+	read, err := p.srv.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: p.typeName, CurrentState: up.UpgradedState, Private: private})
 	if err := protoFailed("ReadResource", err, read.Diagnostics); err != nil {
 		return err
 	}
@@ -240,7 +247,7 @@ func (p *protoPlan) plan(ctx context.Context, raw, private []byte, config *tfpro
 	if err != nil {
 		return err
 	}
-	planned, err := p.srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: serviceTypeName,
+	planned, err := p.srv.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{TypeName: p.typeName,
 		PriorState: read.NewState, ProposedNewState: &proposed, Config: config, PriorPrivate: read.Private})
 	if err := protoFailed("PlanResourceChange", err, planned.Diagnostics); err != nil {
 		return err
@@ -333,4 +340,98 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ---- the framework's floor: the same calls for a resource that does nothing ----
+
+// floorProvider serves one resource, floor_static, that does nothing: attrs top-level string
+// attributes (id and name among them, every other one computed like time_static's), its Read and plan
+// left to the framework. What the framework costs for it is the floor of any resource with as many
+// attributes, served by the same framework.
+type floorProvider struct{ attrs int }
+
+func (floorProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "floor"
+}
+func (floorProvider) Schema(context.Context, provider.SchemaRequest, *provider.SchemaResponse) {}
+func (floorProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
+}
+func (floorProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
+func (p floorProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{func() resource.Resource { return floorResource(p) }}
+}
+
+type floorResource floorProvider
+
+func (floorResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = "floor_static"
+}
+
+func (r floorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	attrs := map[string]schema.Attribute{
+		"id":   schema.StringAttribute{Computed: true, PlanModifiers: keep},
+		"name": schema.StringAttribute{Required: true},
+	}
+	for i := 2; i < r.attrs; i++ {
+		attrs[fmt.Sprintf("a%02d", i)] = schema.StringAttribute{Computed: true, PlanModifiers: keep}
+	}
+	resp.Schema = schema.Schema{Attributes: attrs}
+}
+
+func (floorResource) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
+func (floorResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}
+func (floorResource) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {}
+func (floorResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+// BenchmarkPlanFloor makes BenchmarkPlanService's calls for floor_static with 10 attributes
+// (time_static's count) and 35 (dbcloud_service's): the difference between the two is what the
+// framework costs more for a larger schema, and BenchmarkPlanService minus the 35-attribute floor is
+// what the provider itself costs.
+func BenchmarkPlanFloor(b *testing.B) {
+	for _, n := range []int{10, 35} {
+		b.Run(fmt.Sprintf("attributes=%d", n), func(b *testing.B) { benchmarkPlanFloor(b, n) })
+	}
+}
+
+func benchmarkPlanFloor(b *testing.B, n int) {
+	ctx := context.Background()
+	srv := providerserver.NewProtocol6(floorProvider{attrs: n})()
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil || len(schemas.Diagnostics) > 0 {
+		b.Fatalf("GetProviderSchema: %v %v", err, schemas.Diagnostics)
+	}
+	cfg, err := tfprotov6.NewDynamicValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{}}, tftypes.NewValue(tftypes.Object{AttributeTypes: map[string]tftypes.Type{}}, map[string]tftypes.Value{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if resp, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.11.4", Config: &cfg}); err != nil || len(resp.Diagnostics) > 0 {
+		b.Fatalf("ConfigureProvider: %v %v", err, resp.Diagnostics)
+	}
+	s := schemas.ResourceSchemas["floor_static"]
+	p := &protoPlan{srv: srv, typeName: "floor_static", typ: s.ValueType().(tftypes.Object), schema: s}
+	state := map[string]string{}
+	for name := range p.typ.AttributeTypes {
+		state[name] = "value-of-" + name
+	}
+	state["name"] = "bench-0"
+	raw, err := json.Marshal(state)
+	if err != nil {
+		b.Fatal(err)
+	}
+	config := p.config("bench-0")
+	dv, err := tfprotov6.NewDynamicValue(p.typ, config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	i := 0
+	for b.Loop() {
+		if err := p.plan(ctx, raw, nil, &dv, config); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(i), "cpu-ns/op")
 }
