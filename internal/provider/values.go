@@ -109,7 +109,7 @@ func setStrings(ctx context.Context, s types.Set) ([]string, diag.Diagnostics) {
 
 // attrs is the top-level attributes of a state, plan or configuration (its Raw), decoded once. The
 // framework's GetAttribute walks the schema for each attribute it reads, and every step of that walk
-// copies the schema's attribute map: with dbcloud_service's 37 attributes, the few attributes the
+// copies the schema's attribute map: with dbcloud_service's 35 top-level attributes, the few that the
 // provider reads in every plan of every service cost more than all of its own work there. A
 // top-level attribute is a lookup in attrs, converted by its type as GetAttribute converts it.
 type attrs map[string]tftypes.Value
@@ -172,7 +172,7 @@ func validated(ctx context.Context, typ attr.Type, val attr.Value, raw tftypes.V
 		t.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: p}, &resp)
 		diags.Append(resp.Diagnostics...)
 	default:
-		//nolint:staticcheck // xattr.TypeWithValidate is deprecated, but the framework still calls it when it reads a value
+		//nolint:staticcheck // xattr.TypeWithValidate is deprecated, but the framework still calls it on what it reads and writes
 		if tv, ok := typ.(xattr.TypeWithValidate); ok {
 			diags.Append(tv.Validate(ctx, raw, p)...)
 		}
