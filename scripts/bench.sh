@@ -530,12 +530,14 @@ if $profile_done; then
 	trim() { sed -n '/^ *flat/,$p' | sed -e 's/[[:space:]]*$//'; }
 	profile_top="$(pprof_top cpu -nodecount=20 | trim || true)"
 	profile_cum="$(pprof_top cpu -cum -nodecount=60 | trim |
-		grep -E 'flat|dbcloud|framework/internal/fwserver|tfprotov6|fwschema|json|tflog|hclog' | head -n 25 || true)"
+		grep -E '^ +flat|dbcloud|framework/internal/fwserver|tfprotov6|fwschema|json|tflog|hclog' | head -n 25 || true)"
 	# The provider's own functions (this module's packages), cumulative: where its code spends the plan.
-	profile_own="$(pprof_top cpu -cum -nodecount=400 | trim | grep -E 'flat|terraform-provider-dbcloud/internal' | head -n 16 || true)"
+	# (not internal/benchhooks: the bench's own sampling)
+	profile_own="$(pprof_top cpu -cum -nodecount=400 | trim | grep -E '^ +flat|terraform-provider-dbcloud/internal' |
+		grep -v benchhooks | head -n 16 || true)"
 	profile_alloc="$(pprof_top heap -sample_index=alloc_space -nodecount=15 | trim || true)"
 	profile_alloc_own="$(pprof_top heap -sample_index=alloc_space -cum -nodecount=400 | trim |
-		grep -E 'flat|terraform-provider-dbcloud/internal' | head -n 12 || true)"
+		grep -E '^ +flat|terraform-provider-dbcloud/internal' | grep -v benchhooks | head -n 12 || true)"
 	# What the processes held when their live heap was largest: what a plan keeps per object.
 	profile_inuse="$(go tool pprof -top -sample_index=inuse_space -nodecount=14 "$work/bin/terraform-provider-dbcloud" \
 		"$work"/prof/heap.*.pprof.peak 2>/dev/null | trim || true)"
@@ -780,7 +782,8 @@ ${profile_alloc_own}
 \`\`\`
 
 What the same processes held when their live heap was largest (pprof inuse_space, near the end of
-each plan; merged over the ${PROFILE_PLANS} plans: divide by ${PROFILE_PLANS} for one plan of ${PROFILE_N} services):
+each plan; merged over the ${PROFILE_PLANS} plans: divide by ${PROFILE_PLANS} for one plan of ${PROFILE_N} services;
+runtime/pprof's lines are the CPU profiler's own buffers):
 
 \`\`\`text
 ${profile_inuse}
