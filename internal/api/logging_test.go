@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/logging"
 )
 
 func TestLogsNeverCarrySecrets(t *testing.T) {
@@ -240,5 +242,30 @@ func TestMaskBodyCollectsMaskedValues(t *testing.T) {
 	}
 	if !slices.Contains(masked, "longer-pw") || !slices.Contains(masked, "tok-1") || slices.Contains(masked, "db") || slices.Contains(masked, "x") {
 		t.Errorf("masked values = %q", masked)
+	}
+}
+
+// With the provider's log off (no TF_LOG* variable: logging.QuietUnobserved), no request or answer
+// is logged, and so none is masked: a plan that lists thousands of services does not mask them for
+// nothing. With it on, both are (TestLogsNeverCarrySecrets).
+func TestNoRequestLogWhenTheProviderLogIsOff(t *testing.T) {
+	for _, tc := range []struct {
+		level string
+		logs  bool
+	}{{"off", false}, {"DEBUG", true}} {
+		t.Run(tc.level, func(t *testing.T) {
+			t.Setenv(logging.ProviderLevelVariable, tc.level)
+			c, _ := newTestClient(t, func(w http.ResponseWriter, _ *http.Request) {
+				writeJSON(w, 200, `[{"service_id":"svc1","name":"db","status":"READY"}]`)
+			})
+			var buf bytes.Buffer
+			svcs, err := c.ListServices(tflogtest.RootLogger(context.Background(), &buf))
+			if err != nil || len(svcs) != 1 || svcs[0].Name == nil || *svcs[0].Name != "db" {
+				t.Fatalf("ListServices = %+v, %v", svcs, err)
+			}
+			if logged := strings.Contains(buf.String(), "dbcloud API response"); logged != tc.logs {
+				t.Errorf("with %s=%s, response logged = %v, want %v:\n%s", logging.ProviderLevelVariable, tc.level, logged, tc.logs, buf.String())
+			}
+		})
 	}
 }

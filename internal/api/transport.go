@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/logging"
 )
 
 // RetryPolicy controls the client's retries.
@@ -579,13 +581,18 @@ func MaskHeaders(h http.Header) map[string]string {
 	return out
 }
 
-// loggingTransport logs every attempt through tflog with secrets masked.
+// loggingTransport logs every attempt through tflog with secrets masked, unless the provider's log
+// is off (logging.ProviderLogOff: no TF_LOG* variable was set): masking every answer, a list of
+// thousands of services among them, for a log line nobody reads is all cost.
 type loggingTransport struct {
 	next    http.RoundTripper
 	secrets []string
 }
 
 func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if logging.ProviderLogOff() {
+		return t.next.RoundTrip(req)
+	}
 	ctx := req.Context()
 	var reqBody []byte
 	if req.Body != nil && req.GetBody != nil {

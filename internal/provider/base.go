@@ -456,6 +456,9 @@ func (m *managedList) List(ctx context.Context, req list.ListRequest, stream *li
 // duration ("-5m", "0s"): the timeouts library accepts any duration, and such a value would fail
 // the apply at once with an error that blames the API. The resources' ValidateConfig wrapper calls it.
 func checkTimeouts(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) {
+	if attrsOf(config.Raw).null("timeouts") {
+		return // most configurations: no walk of the schema for it (attrs, values.go)
+	}
 	var t timeouts.Value
 	if d := config.GetAttribute(ctx, path.Root("timeouts"), &t); d.HasError() || t.IsNull() || t.IsUnknown() {
 		return

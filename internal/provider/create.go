@@ -188,7 +188,7 @@ func createResource[T, M any](ctx context.Context, r resourceOf[M, T], req resou
 func readResource[M, T any](ctx context.Context, pd *providerData, req resource.ReadRequest, resp *resource.ReadResponse, what string,
 	get func(m M) (*T, error), gone func(*T) bool, apply func(m *M, rec *T, resp *resource.ReadResponse) (save bool)) {
 	var m M
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &m)...) // State.Get, without its walk of the model's tags (values.go)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -203,7 +203,7 @@ func readResource[M, T any](ctx context.Context, pd *providerData, req resource.
 		return
 	}
 	if apply(&m, rec, resp) {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+		resp.Diagnostics.Append(setState(ctx, &resp.State, &m)...) // State.Set, without its walk of the model's tags
 	}
 }
 

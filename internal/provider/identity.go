@@ -32,14 +32,17 @@ func requiredIdentity(pairs ...string) identityschema.Schema {
 // identityProjectID is the optional identity attribute naming the project (service only).
 const identityProjectID = "project_id"
 
-// syncIdentity sets the identity from the state attributes of the same names. It does nothing when
-// there is no identity (a client without identity support) or no state (the resource was removed).
+// syncIdentity sets the identity from the state attributes of the same names (read as top-level
+// attributes, attrs: it runs after every Read). It does nothing when there is no identity (a client
+// without identity support) or no state (the resource was removed).
 func syncIdentity(ctx context.Context, state tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
 	if identity == nil || state.Raw.IsNull() {
 		return
 	}
-	vals, d := identityValues(ctx, identity, func(name string, v *types.String) diag.Diagnostics {
-		return state.GetAttribute(ctx, path.Root(name), v)
+	a := attrsOf(state.Raw)
+	vals, d := identityValues(ctx, identity, func(name string, v *types.String) (d diag.Diagnostics) {
+		*v, d = a.string(ctx, name)
+		return d
 	})
 	diags.Append(d...)
 	if d.HasError() {

@@ -102,10 +102,10 @@ func isPlaceholder(ctx context.Context, state tfsdk.State) bool {
 }
 
 // stateString is a string attribute of a state (a placeholder's id, a create message's {id} and
-// {status}).
-func stateString(ctx context.Context, state tfsdk.State, name string) (v types.String, d diag.Diagnostics) {
-	d = state.GetAttribute(ctx, path.Root(name), &v)
-	return v, d
+// {status}), read without a walk of the schema (attrs, values.go): isPlaceholder reads it in every
+// Read.
+func stateString(ctx context.Context, state tfsdk.State, name string) (types.String, diag.Diagnostics) {
+	return attrsOf(state.Raw).string(ctx, name)
 }
 
 // resolvePlaceholder finds (find: the resource's placeholderLookup) what a placeholder's create made,

@@ -119,8 +119,15 @@ func sharedRecords[T any](ctx context.Context, c *readCache, key string, fetch f
 	}
 	select {
 	case <-l.done:
-	case <-ctx.Done():
-		return listed[T]{}, false, nil
+	default:
+		// Only a reader that has to wait asks for ctx's Done channel: asking makes one, and the
+		// framework keeps every request's context until the provider stops (a Read of each of
+		// thousands of objects would each leave one behind).
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			return listed[T]{}, false, nil
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -468,3 +468,44 @@ func TestReadCacheWriteDropsEveryList(t *testing.T) {
 		t.Errorf("%d VPC lists, want 2 (one before the rename, one after)", n)
 	}
 }
+
+// A reader whose context ends while the list is in flight reads on its own (ok false, no error); once
+// the list is there, every reader gets it, without waiting on its context.
+func TestSharedListReaderWhoseContextEnds(t *testing.T) {
+	c := newReadCache()
+	release := make(chan struct{})
+	fetch := func(context.Context) ([]string, error) {
+		<-release
+		return []string{"a", "b"}, nil
+	}
+	id := func(s *string) string { return *s }
+	first := make(chan bool)
+	go func() {
+		_, ok, _ := sharedRecords(context.Background(), c, "k", fetch, id)
+		first <- ok
+	}()
+	for { // the first reader's fetch is in flight
+		c.mu.Lock()
+		started := c.lists["k"] != nil
+		c.mu.Unlock()
+		if started {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, ok, err := sharedRecords(ended, c, "k", fetch, id); ok || err != nil {
+		t.Fatalf("a reader whose context ended while the list was in flight: ok %v, err %v; want false, nil", ok, err)
+	}
+	close(release)
+	if !<-first {
+		t.Fatal("the first reader did not get its list")
+	}
+	for range 100 { // with the list there, an ended context never wins a race against it
+		l, ok, err := sharedRecords(ended, c, "k", fetch, id)
+		if !ok || err != nil || len(l.records) != 2 {
+			t.Fatalf("a reader of a fetched list: %v, ok %v, err %v", l.records, ok, err)
+		}
+	}
+}

@@ -105,12 +105,12 @@ func (m *serviceResourceModel) applyRecord(svc *api.Service, projectID string) {
 // keepInputs puts back into f the fields tagged `record:"kept"` (serviceFields) that the record left null.
 func keepInputs(f *serviceFields, prev serviceFields) {
 	dst, src := reflect.ValueOf(f).Elem(), reflect.ValueOf(prev)
-	for i := range dst.NumField() {
-		if dst.Type().Field(i).Tag.Get("record") != "kept" {
+	for _, field := range modelFields(dst.Type()) {
+		if !field.kept {
 			continue
 		}
-		if v, ok := dst.Field(i).Interface().(attr.Value); ok && v.IsNull() {
-			dst.Field(i).Set(src.Field(i))
+		if v, ok := dst.FieldByIndex(field.index).Interface().(attr.Value); ok && v.IsNull() {
+			dst.FieldByIndex(field.index).Set(src.FieldByIndex(field.index))
 		}
 	}
 }

@@ -21,6 +21,9 @@ import (
 func (r *serviceResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	// Only the fork block is checked here: reading it alone spares every plan of every service the
 	// decoding of its whole configuration.
+	if attrsOf(req.Config.Raw).null("fork") {
+		return
+	}
 	var forkObj types.Object
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("fork"), &forkObj)...)
 	if resp.Diagnostics.HasError() {
@@ -79,8 +82,7 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // warnAllowReplacement: a plan that replaces nothing while the configuration sets allow_replacement =
 // true warns that the guard is off, so that it is removed once the replacement it was set for is done.
 func warnAllowReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	var allow types.Bool
-	if d := req.Config.GetAttribute(ctx, path.Root("allow_replacement"), &allow); d.HasError() || !allow.ValueBool() {
+	if allow, d := attrsOf(req.Config.Raw).bool(ctx, "allow_replacement"); d.HasError() || !allow.ValueBool() {
 		return
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("allow_replacement"), "allow_replacement is on: the replacement guard is off",
@@ -96,12 +98,12 @@ func (r *serviceResource) recordPause(ctx context.Context, req resource.ModifyPl
 	if r.pd == nil {
 		return
 	}
-	var id, status types.String
-	var statePaused, planPaused types.Bool
-	for _, d := range []diag.Diagnostics{
-		req.State.GetAttribute(ctx, path.Root("id"), &id), req.State.GetAttribute(ctx, path.Root("status"), &status),
-		req.State.GetAttribute(ctx, path.Root("paused"), &statePaused), req.Plan.GetAttribute(ctx, path.Root("paused"), &planPaused),
-	} {
+	state, plan := attrsOf(req.State.Raw), attrsOf(req.Plan.Raw)
+	id, d1 := state.string(ctx, "id")
+	status, d2 := state.string(ctx, "status")
+	statePaused, d3 := state.bool(ctx, "paused")
+	planPaused, d4 := plan.bool(ctx, "paused")
+	for _, d := range []diag.Diagnostics{d1, d2, d3, d4} {
 		if d.HasError() {
 			return
 		}
@@ -121,11 +123,13 @@ func (r *serviceResource) recordPause(ctx context.Context, req resource.ModifyPl
 // (password, or password_wo with its version), so it is planned null then, and no password the
 // service does not have is kept in state.
 func planInitialPassword(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	var initial, password types.String
-	var version types.Int64
-	resp.Diagnostics.Append(resp.Plan.GetAttribute(ctx, path.Root("initial_password"), &initial)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("password"), &password)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("password_wo_version"), &version)...)
+	plan, config := attrsOf(resp.Plan.Raw), attrsOf(req.Config.Raw)
+	initial, d := plan.string(ctx, "initial_password")
+	resp.Diagnostics.Append(d...)
+	password, d := config.string(ctx, "password")
+	resp.Diagnostics.Append(d...)
+	version, d := config.int64(ctx, "password_wo_version")
+	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() || initial.IsNull() || (password.IsNull() && version.IsNull()) {
 		return
 	}
@@ -256,10 +260,11 @@ func (r *serviceResource) planUpdate(ctx context.Context, req resource.ModifyPla
 // neither READY nor PAUSED (an interrupted create or update) plans the status the configuration
 // wants, so that an update runs and waits for it.
 func planUnchanged(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	var status types.String
-	var paused types.Bool
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("status"), &status)...)
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("paused"), &paused)...)
+	state := attrsOf(req.State.Raw)
+	status, d := state.string(ctx, "status")
+	resp.Diagnostics.Append(d...)
+	paused, d := state.bool(ctx, "paused")
+	resp.Diagnostics.Append(d...)
 	if resp.Diagnostics.HasError() || serviceStatusSettled(status.ValueString()) {
 		return
 	}
