@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 )
 
 // Processes: a block's run in a process group of its own, background servers, leftovers.
@@ -33,7 +35,7 @@ func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, a
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = stdin
-	var buf syncBuffer
+	var buf clitest.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Background processes keep the pipes open: Wait must not wait for them.
@@ -78,7 +80,7 @@ func (r *pageRun) background(what string, b Block, wrapper string) {
 	cmd := exec.Command("bash", "-c", wrapper)
 	cmd.Env = r.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var buf syncBuffer
+	var buf clitest.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Start(); err != nil {
 		r.fail(what, err.Error(), "")
@@ -153,4 +155,14 @@ func killGroup(pgid int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// leftoverMark starts the line exec adds to a block's output when the block left processes running.
+const leftoverMark = "pagetest: left running: "
+
+func leftover(out string) string {
+	if i := strings.Index(out, leftoverMark); i >= 0 {
+		return "the block " + strings.TrimSpace(out[i+len("pagetest: "):])
+	}
+	return ""
 }

@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/thirdparty"
 )
 
@@ -76,21 +76,13 @@ func (r *pageRun) makeDirs() error {
 }
 
 // writeCLIConfig writes the README's private CLI configuration (dev_overrides to the local build, no
-// init) and answers its path.
+// init; then those of the other providers the page uses) with the one writer (clitest), and answers its
+// path.
 func (r *pageRun) writeCLIConfig() (string, error) {
 	tfrc := filepath.Join(r.root, "dbcloud-dev.tfrc")
-	var b strings.Builder
-	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	// The README's line, and its OpenTofu twin; then those of the other providers the page uses.
-	dirs := map[string]string{"dbcloud/dbcloud": r.cfg.ProviderDir}
+	dirs := map[string]string{clitest.DBCloud: r.cfg.ProviderDir}
 	maps.Copy(dirs, r.others)
-	for _, source := range slices.Sorted(maps.Keys(dirs)) {
-		for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
-			fmt.Fprintf(&b, "    %q = %q\n", host+"/"+source, dirs[source])
-		}
-	}
-	b.WriteString("  }\n  direct {}\n}\n")
-	return tfrc, os.WriteFile(tfrc, []byte(b.String()), 0o644)
+	return tfrc, clitest.WriteCLIConfig(tfrc, dirs)
 }
 
 // otherProviders builds the other providers the page uses (provider=SOURCE[,SOURCE...]), from their
