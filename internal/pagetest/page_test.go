@@ -46,6 +46,31 @@ func TestParseAndClassify(t *testing.T) {
 	}
 }
 
+// A block knows the section it is in (the text of the last heading before it); Under gives a
+// section's blocks, and Prose the page's text without its blocks and their markers.
+func TestSectionsAndProse(t *testing.T) {
+	p, err := Parse("p.md", "---\ntitle: x\n---\n# Page\n\nIntro.\n\n```shell\nls\n```\n\n"+
+		"## One ##\n\nFirst.\n<!-- pagetest: skip=\"why\" -->\n```terraform\n# not a heading\n```\n"+
+		"Between.\n```shell\nls -l\n```\n\n### Two\n\n```text\nout\n```\nEnd.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headings []string
+	for _, b := range p.Blocks {
+		headings = append(headings, b.Heading)
+	}
+	if strings.Join(headings, "|") != "Page|One|One|Two" {
+		t.Errorf("headings %q", headings)
+	}
+	if one := p.Under("One"); len(one) != 2 || one[0].Lang != "terraform" || one[1].Text != "ls -l\n" || len(p.Under("Three")) != 0 {
+		t.Errorf("Under(One) = %+v", one)
+	}
+	want := "---\ntitle: x\n---\n# Page\n\nIntro.\n" + "\n\n" + "\n## One ##\n\nFirst." + "\n\n" + "Between." + "\n\n" + "\n### Two\n" + "\n\n" + "End."
+	if got := p.Prose(); got != want || strings.Contains(got, "pagetest") || strings.Contains(got, "not a heading") {
+		t.Errorf("Prose() = %q\nwant %q", got, want)
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for name, src := range map[string]string{
 		"marker not before a block": "<!-- pagetest: skip=\"x\" -->\ntext\n```shell\nls\n```\n",
