@@ -49,6 +49,19 @@ func (p *Page) Under(heading string) []Block {
 	return out
 }
 
+// File is the last block the runner writes to the file name (Classify's file, in whatever directory),
+// and whether there is one: how a Go test takes a file the page shows.
+func (p *Page) File(name string) (Block, bool) {
+	var found Block
+	ok := false
+	for _, b := range p.Blocks {
+		if k, f, err := Classify(b); err == nil && k == KindFile && f == name {
+			found, ok = b, true
+		}
+	}
+	return found, ok
+}
+
 // Prose is the page's text outside its fenced blocks (and their pagetest markers): each block's Prose
 // and the Rest, a blank line where each block was.
 func (p *Page) Prose() string {

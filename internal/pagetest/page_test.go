@@ -44,6 +44,12 @@ func TestParseAndClassify(t *testing.T) {
 	if got := p.Blocks[5].Marker["sub"]; got != "8080=>${EMULATOR_ADDR}\x00a=>b" {
 		t.Errorf("sub %q", got)
 	}
+	if f, ok := p.File("schema.sql"); !ok || f.Text != "CREATE TABLE t (id int);\n" {
+		t.Errorf("File(schema.sql) = %+v, %v", f, ok)
+	}
+	if _, ok := p.File("text"); ok {
+		t.Error("File of a block only shown")
+	}
 }
 
 // A block knows the section it is in (the text of the last heading before it); Under gives a

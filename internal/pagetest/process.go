@@ -28,8 +28,16 @@ func (r *pageRun) execShell(env []string, wrapper string) (string, int, error) {
 	return r.exec("", env, strings.NewReader(yes), "bash", "-c", wrapper)
 }
 
+// exec runs a command of the page (execIn), for at most the runner's BlockTimeout.
 func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, args ...string) (string, int, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.BlockTimeout)
+	return execIn(r.cfg.BlockTimeout, dir, env, stdin, name, args...)
+}
+
+// execIn runs a command in dir in a process group of its own and answers its output (stdout and
+// stderr) and exit status; after timeout its group is stopped. Processes of the group still running
+// after it exits are reported (in the output, with leftoverMark) and killed.
+func execIn(timeout time.Duration, dir string, env []string, stdin io.Reader, name string, args ...string) (string, int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -51,7 +59,7 @@ func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, a
 	case <-ctx.Done():
 		killGroup(cmd.Process.Pid)
 		werr = <-done
-		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%w)", r.cfg.BlockTimeout, werr)
+		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%w)", timeout, werr)
 	}
 	// A process that its block stopped on the way out may take a moment to go.
 	procs := groupProcs(cmd.Process.Pid)
