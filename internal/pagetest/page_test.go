@@ -1,8 +1,10 @@
 package pagetest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -184,4 +186,62 @@ func TestWriteFileMerges(t *testing.T) {
 	if m := missingFiles(dir); len(m) != 0 {
 		t.Errorf("missing files %v", m)
 	}
+}
+
+// testNameRe finds a Go test's name in a skip= reason.
+var testNameRe = regexp.MustCompile(`\bTest[A-Z][A-Za-z0-9_]*`)
+
+// A block the page runner leaves to a Go test (what a page cannot say: README.md, "Where a page's tests
+// go") names that test in its skip= reason; each test a reason of a page of docs/ names exists.
+func TestSkipReasonsNameTests(t *testing.T) {
+	tests := map[string]bool{}
+	err := filepath.WalkDir("../../internal", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for _, m := range regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\)`).FindAllStringSubmatch(string(b), -1) {
+			tests[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	err = filepath.WalkDir("../../docs", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		page, err := ParseFile(path)
+		if err != nil {
+			return err
+		}
+		for _, b := range page.Blocks {
+			for _, name := range testNameRe.FindAllString(b.Marker["skip"], -1) {
+				named++
+				if !tests[name] && !hasTestPrefix(tests, name) {
+					t.Errorf("%s:%d: skip= names %s, which is no test of internal/", path, b.Line, name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if named == 0 {
+		t.Fatal("no skip= reason of docs/ names a test: the walk read nothing")
+	}
+}
+
+// hasTestPrefix: name is a prefix of a test's name followed by "_" (a reason may name a family of
+// tests, TestAccMigrating_).
+func hasTestPrefix(tests map[string]bool, name string) bool {
+	for n := range tests {
+		if strings.HasPrefix(n, strings.TrimSuffix(name, "_")+"_") {
+			return true
+		}
+	}
+	return false
 }
