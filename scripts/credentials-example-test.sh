@@ -16,12 +16,11 @@
 #     which log in as the guide's PostgreSQL provider does (local.admin_password_now), log in with
 #     the previous password while planning and with the new one while applying; without it the
 #     plan-time login is refused (where that provider's plan fails);
-#   - destroy empties the state;
-#   - every block of docs/guides/connecting.md, password-rotation.md and final-copies.md runs as a
-#     reader copies it (the page runner, scripts/guides-test.sh: adding the logins to a service,
-#     rotating the admin password and replacing the service in one apply each, a destroy). The
-#     block with the PostgreSQL provider, which the page runner cannot install, is run by
-#     TestAccConnectingGuidePostgreSQL (go test), with that provider built from its source.
+#   - destroy empties the state.
+#
+# The guide's own blocks run from the page in scripts/guides-test.sh (the page runner, with PostgreSQL
+# behind its emulator: postgres=on), and its configuration with the PostgreSQL provider in
+# TestAccConnectingGuidePostgreSQL (go test), with that provider built from its source.
 #
 # Needs the PostgreSQL server binaries and psql. The last line of its output is
 # "credentials-example: N passed, M failed". Environment: BIN_DIR (provider build,
@@ -172,14 +171,6 @@ if tf destroy -auto-approve -input=false -no-color >"$work/destroy.log" 2>&1 && 
 else
 	cat "$work/destroy.log"
 	fail "destroy"
-fi
-
-log "the guides' blocks, as written (page runner)"
-if env -u TF_VAR_report_command -u TF_VAR_migration_command -u TF_VAR_admin_password -u TF_CLI_CONFIG_FILE BIN_DIR="$bin_dir" ./scripts/guides-test.sh docs/guides/connecting.md docs/guides/password-rotation.md docs/guides/final-copies.md >"$work/guides.log" 2>&1; then
-	ok "connecting, password-rotation and final-copies guides: $(tail -1 "$work/guides.log")"
-else
-	cat "$work/guides.log"
-	fail "connecting, password-rotation and final-copies guides: $(tail -1 "$work/guides.log")"
 fi
 
 summary credentials-example

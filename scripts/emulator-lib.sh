@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The one way the scripts start the API emulator (terraform-test.sh, pipeline-test.sh,
-# credentials-example-test.sh, cli-smoke.sh, demo.sh, bench.sh, release-check.sh). Source it after
-# lib.sh; do not execute it.
+# credentials-example-test.sh, cli-smoke.sh, demo.sh, bench.sh, release-check.sh); Go code starts it
+# with its twin, internal/clitest's StartEmulator. Source it after lib.sh; do not execute it.
 #
 #   build_provider_and_emulator [DIR]
 #                                   the provider into DIR (default BIN_DIR, else ./bin; sets bin_dir)

@@ -6,7 +6,7 @@
 # (dev_overrides, no `terraform init`). Then the runner's own negative fixtures
 # (internal/pagetest/testdata), each of which must fail. Part of `make test`.
 #
-#   scripts/guides-test.sh                 every page of docs/ (but the guides of GUIDES_ELSEWHERE)
+#   scripts/guides-test.sh                 every page of docs/
 #   scripts/guides-test.sh PAGE.md...      only these pages (no fixtures)
 #
 # The last line is "guides: N passed, M failed". Environment: BIN_DIR (provider
@@ -18,9 +18,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib.sh
 source scripts/lib.sh
 unset TF_CLI_ARGS_plan TF_CLI_ARGS_apply TF_CLI_ARGS_destroy TF_CLI_ARGS_output TF_CLI_ARGS_test TF_WORKSPACE TF_DATA_DIR
-
-# Guides run by a test of their own (scripts/credentials-example-test.sh).
-GUIDES_ELSEWHERE="${GUIDES_ELSEWHERE:-docs/guides/connecting.md docs/guides/password-rotation.md docs/guides/final-copies.md}"
 
 require_terraform
 bin_dir="${BIN_DIR:-$PWD/bin}"
@@ -39,10 +36,7 @@ tofu="${TOOLS_DIR:-$PWD/.tools}/tofu-${TOFU_VERSION:-1.12.6}/tofu"
 pages=("$@")
 fixtures=()
 if [[ ${#pages[@]} -eq 0 ]]; then
-	mapfile -t all < <(find docs -name '*.md' | sort)
-	for p in "${all[@]}"; do
-		[[ " $GUIDES_ELSEWHERE " == *" $p "* ]] || pages+=("$p")
-	done
+	mapfile -t pages < <(find docs -name '*.md' | sort)
 	mapfile -t fixtures < <(find internal/pagetest/testdata -name '*.md' | sort)
 fi
 

@@ -60,10 +60,10 @@ EOF
 }
 
 # use_cli_config [DEV_OVERRIDE_DIR [ADDRESS=DIR]...]: points TF_CLI_CONFIG_FILE at a fresh private
-# CLI config: the one writer of the scripts' dev_overrides. Empty without argument; with one, it holds
-# dev_overrides that make terraform (and OpenTofu) use the provider binary in DEV_OVERRIDE_DIR (no
-# `terraform init`), for every address of DBCLOUD_PROVIDER_ADDRS; each ADDRESS=DIR after it adds the
-# override of another provider (bench.sh: hashicorp/time).
+# CLI config: the one writer of the scripts' dev_overrides (Go code's twin: internal/clitest's CLIConfig).
+# Empty without argument; with one, it holds dev_overrides that make terraform (and OpenTofu) use the
+# provider binary in DEV_OVERRIDE_DIR (no `terraform init`), for every address of DBCLOUD_PROVIDER_ADDRS;
+# each ADDRESS=DIR after it adds the override of another provider (bench.sh: hashicorp/time).
 # shellcheck disable=SC2120 # the arguments are optional
 use_cli_config() {
 	local cfg="$LIB_TMP/terraform.tfrc"

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 )
 
 // Ten requests meet one outage of about 1.5 s: the log says once that the API is unavailable (since
@@ -30,9 +31,8 @@ func TestOutageIsLoggedOnceInAWhile(t *testing.T) {
 		cfg.Retry.ProgressEvery = 500 * time.Millisecond
 		cfg.Retry.WaitMax = 50 * time.Millisecond
 	})
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	ctx := tflogtest.RootLogger(context.Background(), &lockedWriter{w: &buf, mu: &mu})
+	var buf clitest.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &buf)
 	time.AfterFunc(1500*time.Millisecond, func() { down.Store(false) })
 	var wg sync.WaitGroup
 	for range 10 {
@@ -45,9 +45,7 @@ func TestOutageIsLoggedOnceInAWhile(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	mu.Lock()
 	entries, err := tflogtest.MultilineJSONDecode(strings.NewReader(buf.String()))
-	mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,17 +70,6 @@ func TestOutageIsLoggedOnceInAWhile(t *testing.T) {
 	}
 }
 
-type lockedWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // A create whose connection is dropped during an outage of dropped connections is not an answer: the
 // log does not say that the API answers again until a request is answered.
 func TestDroppedPOSTIsNotAnAnswer(t *testing.T) {
@@ -98,12 +85,9 @@ func TestDroppedPOSTIsNotAnAnswer(t *testing.T) {
 		cfg.Retry.MaxElapsed = time.Minute
 		cfg.Retry.WaitMax = 50 * time.Millisecond
 	})
-	var buf bytes.Buffer
-	var mu sync.Mutex
-	ctx := tflogtest.RootLogger(context.Background(), &lockedWriter{w: &buf, mu: &mu})
+	var buf clitest.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &buf)
 	recoveries := func() int {
-		mu.Lock()
-		defer mu.Unlock()
 		return strings.Count(buf.String(), "dbcloud API answers again")
 	}
 	read := make(chan error, 1)
@@ -114,7 +98,7 @@ func TestDroppedPOSTIsNotAnAnswer(t *testing.T) {
 	// The read meets the outage first, then the create is dropped (not sent again: it may have been
 	// carried out).
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }(), "dbcloud API unavailable since") {
+	for !strings.Contains(buf.String(), "dbcloud API unavailable since") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no outage notice:\n%s", buf.String())
 		}

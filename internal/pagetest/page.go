@@ -9,6 +9,7 @@ package pagetest
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"regexp"
@@ -22,6 +23,9 @@ type Block struct {
 	Text   string            // the content, without the fences and the list indentation
 	Marker map[string]string // the <!-- pagetest: ... --> comment right before the block (nil when none)
 	Prose  string            // the page text between the previous block (or the top) and this one
+	// Heading is the text of the last heading before the block ("With the PostgreSQL provider" for
+	// "### With the PostgreSQL provider"; "" before the first): the section a test looks the block up by.
+	Heading string
 }
 
 // Page is a parsed page: its blocks in order and its page-wide options
@@ -30,12 +34,49 @@ type Page struct {
 	Path    string
 	Blocks  []Block
 	Options map[string]string
+	Rest    string // the page text after the last block (the whole page when it has none)
+}
+
+// Under is the page's blocks in the section whose heading's text is heading (Block.Heading), in page
+// order: how a Go test takes the blocks of a section it runs itself.
+func (p *Page) Under(heading string) []Block {
+	var out []Block
+	for _, b := range p.Blocks {
+		if b.Heading == heading {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// File is the last block the runner writes to the file name (Classify's file, in whatever directory),
+// and whether there is one: how a Go test takes a file the page shows.
+func (p *Page) File(name string) (Block, bool) {
+	var found Block
+	ok := false
+	for _, b := range p.Blocks {
+		if k, f, err := Classify(b); err == nil && k == KindFile && f == name {
+			found, ok = b, true
+		}
+	}
+	return found, ok
+}
+
+// Prose is the page's text outside its fenced blocks (and their pagetest markers): each block's Prose
+// and the Rest, a blank line where each block was.
+func (p *Page) Prose() string {
+	var b strings.Builder
+	for _, bl := range p.Blocks {
+		b.WriteString(bl.Prose + "\n\n")
+	}
+	return b.String() + p.Rest
 }
 
 var (
 	fenceRe      = regexp.MustCompile("^( *)(```+|~~~+)\\s*([^`\\s]*)")
 	blockMarkRe  = regexp.MustCompile(`^\s*<!--\s*pagetest:(.*?)-->\s*$`)
 	pageMarkRe   = regexp.MustCompile(`<!--\s*pagetest-page:(.*?)-->`)
+	headingRe    = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 	markerWordRe = regexp.MustCompile(`([A-Za-z][A-Za-z0-9_-]*)(?:=("(?:[^"\\]|\\.)*"|\S+))?`)
 )
 
@@ -50,16 +91,11 @@ func ParseFile(name string) (*Page, error) {
 
 // Parse parses a page's markdown.
 func Parse(name, src string) (*Page, error) {
-	p := &Page{Path: name, Options: map[string]string{}}
-	for _, m := range pageMarkRe.FindAllStringSubmatch(src, -1) {
-		opts, err := parseMarker(m[1])
-		if err != nil {
-			return nil, fmt.Errorf("%s: pagetest-page marker: %w", name, err)
-		}
-		for k, v := range opts {
-			p.Options[k] = v
-		}
+	opts, err := pageOptions(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: pagetest-page marker: %w", name, err)
 	}
+	p := &Page{Path: name, Options: opts}
 	sc := bufio.NewScanner(strings.NewReader(src))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	var (
@@ -71,6 +107,7 @@ func Parse(name, src string) (*Page, error) {
 		body    []string
 		prose   []string
 		pending map[string]string
+		heading string
 	)
 	for sc.Scan() {
 		line := sc.Text()
@@ -96,7 +133,7 @@ func Parse(name, src string) (*Page, error) {
 		}
 		if m := fenceRe.FindStringSubmatch(line); m != nil {
 			in, fence, indent = true, m[2], len(m[1])
-			cur = Block{Line: lineNo, Lang: strings.ToLower(m[3]), Marker: pending, Prose: strings.Join(prose, "\n")}
+			cur = Block{Line: lineNo, Lang: strings.ToLower(m[3]), Marker: pending, Prose: strings.Join(prose, "\n"), Heading: heading}
 			pending = nil
 			continue
 		}
@@ -111,6 +148,9 @@ func Parse(name, src string) (*Page, error) {
 		if pending != nil && strings.TrimSpace(line) != "" {
 			return nil, fmt.Errorf("%s:%d: a pagetest marker must come right before a fenced block (blank lines allowed)", name, lineNo)
 		}
+		if m := headingRe.FindStringSubmatch(line); m != nil {
+			heading = m[1]
+		}
 		prose = append(prose, line)
 	}
 	if err := sc.Err(); err != nil {
@@ -122,7 +162,21 @@ func Parse(name, src string) (*Page, error) {
 	if pending != nil {
 		return nil, fmt.Errorf("%s: a pagetest marker at the end of the page has no block", name)
 	}
+	p.Rest = strings.Join(prose, "\n")
 	return p, nil
+}
+
+// pageOptions are the page-wide options of its <!-- pagetest-page: ... --> comments.
+func pageOptions(src string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, m := range pageMarkRe.FindAllStringSubmatch(src, -1) {
+		opts, err := parseMarker(m[1])
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, opts)
+	}
+	return out, nil
 }
 
 // parseMarker parses `key=value key="quoted value" flag` into a map (a flag maps to "").

@@ -1,8 +1,10 @@
 package pagetest
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -43,6 +45,37 @@ func TestParseAndClassify(t *testing.T) {
 	}
 	if got := p.Blocks[5].Marker["sub"]; got != "8080=>${EMULATOR_ADDR}\x00a=>b" {
 		t.Errorf("sub %q", got)
+	}
+	if f, ok := p.File("schema.sql"); !ok || f.Text != "CREATE TABLE t (id int);\n" {
+		t.Errorf("File(schema.sql) = %+v, %v", f, ok)
+	}
+	if _, ok := p.File("text"); ok {
+		t.Error("File of a block only shown")
+	}
+}
+
+// A block knows the section it is in (the text of the last heading before it); Under gives a
+// section's blocks, and Prose the page's text without its blocks and their markers.
+func TestSectionsAndProse(t *testing.T) {
+	p, err := Parse("p.md", "---\ntitle: x\n---\n# Page\n\nIntro.\n\n```shell\nls\n```\n\n"+
+		"## One ##\n\nFirst.\n<!-- pagetest: skip=\"why\" -->\n```terraform\n# not a heading\n```\n"+
+		"Between.\n```shell\nls -l\n```\n\n### Two\n\n```text\nout\n```\nEnd.\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headings []string
+	for _, b := range p.Blocks {
+		headings = append(headings, b.Heading)
+	}
+	if strings.Join(headings, "|") != "Page|One|One|Two" {
+		t.Errorf("headings %q", headings)
+	}
+	if one := p.Under("One"); len(one) != 2 || one[0].Lang != "terraform" || one[1].Text != "ls -l\n" || len(p.Under("Three")) != 0 {
+		t.Errorf("Under(One) = %+v", one)
+	}
+	want := "---\ntitle: x\n---\n# Page\n\nIntro.\n" + "\n\n" + "\n## One ##\n\nFirst." + "\n\n" + "Between." + "\n\n" + "\n### Two\n" + "\n\n" + "End."
+	if got := p.Prose(); got != want || strings.Contains(got, "pagetest") || strings.Contains(got, "not a heading") {
+		t.Errorf("Prose() = %q\nwant %q", got, want)
 	}
 }
 
@@ -153,4 +186,62 @@ func TestWriteFileMerges(t *testing.T) {
 	if m := missingFiles(dir); len(m) != 0 {
 		t.Errorf("missing files %v", m)
 	}
+}
+
+// testNameRe finds a Go test's name in a skip= reason.
+var testNameRe = regexp.MustCompile(`\bTest[A-Z][A-Za-z0-9_]*`)
+
+// A block the page runner leaves to a Go test (what a page cannot say: README.md, "Where a page's tests
+// go") names that test in its skip= reason; each test a reason of a page of docs/ names exists.
+func TestSkipReasonsNameTests(t *testing.T) {
+	tests := map[string]bool{}
+	err := filepath.WalkDir("../../internal", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		for _, m := range regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\)`).FindAllStringSubmatch(string(b), -1) {
+			tests[m[1]] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	err = filepath.WalkDir("../../docs", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		page, err := ParseFile(path)
+		if err != nil {
+			return err
+		}
+		for _, b := range page.Blocks {
+			for _, name := range testNameRe.FindAllString(b.Marker["skip"], -1) {
+				named++
+				if !tests[name] && !hasTestPrefix(tests, name) {
+					t.Errorf("%s:%d: skip= names %s, which is no test of internal/", path, b.Line, name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if named == 0 {
+		t.Fatal("no skip= reason of docs/ names a test: the walk read nothing")
+	}
+}
+
+// hasTestPrefix: name is a prefix of a test's name followed by "_" (a reason may name a family of
+// tests, TestAccMigrating_).
+func hasTestPrefix(tests map[string]bool, name string) bool {
+	for n := range tests {
+		if strings.HasPrefix(n, strings.TrimSuffix(name, "_")+"_") {
+			return true
+		}
+	}
+	return false
 }

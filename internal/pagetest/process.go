@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 )
 
 // Processes: a block's run in a process group of its own, background servers, leftovers.
@@ -26,14 +28,22 @@ func (r *pageRun) execShell(env []string, wrapper string) (string, int, error) {
 	return r.exec("", env, strings.NewReader(yes), "bash", "-c", wrapper)
 }
 
+// exec runs a command of the page (execIn), for at most the runner's BlockTimeout.
 func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, args ...string) (string, int, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.BlockTimeout)
+	return execIn(r.cfg.BlockTimeout, dir, env, stdin, name, args...)
+}
+
+// execIn runs a command in dir in a process group of its own and answers its output (stdout and
+// stderr) and exit status; after timeout its group is stopped. Processes of the group still running
+// after it exits are reported (in the output, with leftoverMark) and killed.
+func execIn(timeout time.Duration, dir string, env []string, stdin io.Reader, name string, args ...string) (string, int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = stdin
-	var buf syncBuffer
+	var buf clitest.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Background processes keep the pipes open: Wait must not wait for them.
@@ -49,7 +59,7 @@ func (r *pageRun) exec(dir string, env []string, stdin io.Reader, name string, a
 	case <-ctx.Done():
 		killGroup(cmd.Process.Pid)
 		werr = <-done
-		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%w)", r.cfg.BlockTimeout, werr)
+		return buf.String(), -1, fmt.Errorf("still running after %s: stopped (%w)", timeout, werr)
 	}
 	// A process that its block stopped on the way out may take a moment to go.
 	procs := groupProcs(cmd.Process.Pid)
@@ -78,7 +88,7 @@ func (r *pageRun) background(what string, b Block, wrapper string) {
 	cmd := exec.Command("bash", "-c", wrapper)
 	cmd.Env = r.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var buf syncBuffer
+	var buf clitest.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	if err := cmd.Start(); err != nil {
 		r.fail(what, err.Error(), "")
@@ -153,4 +163,14 @@ func killGroup(pgid int) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// leftoverMark starts the line exec adds to a block's output when the block left processes running.
+const leftoverMark = "pagetest: left running: "
+
+func leftover(out string) string {
+	if i := strings.Index(out, leftoverMark); i >= 0 {
+		return "the block " + strings.TrimSpace(out[i+len("pagetest: "):])
+	}
+	return ""
 }

@@ -11,7 +11,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/thirdparty"
 )
 
@@ -76,21 +78,13 @@ func (r *pageRun) makeDirs() error {
 }
 
 // writeCLIConfig writes the README's private CLI configuration (dev_overrides to the local build, no
-// init) and answers its path.
+// init; then those of the other providers the page uses) with the one writer (clitest), and answers its
+// path.
 func (r *pageRun) writeCLIConfig() (string, error) {
 	tfrc := filepath.Join(r.root, "dbcloud-dev.tfrc")
-	var b strings.Builder
-	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	// The README's line, and its OpenTofu twin; then those of the other providers the page uses.
-	dirs := map[string]string{"dbcloud/dbcloud": r.cfg.ProviderDir}
+	dirs := map[string]string{clitest.DBCloud: r.cfg.ProviderDir}
 	maps.Copy(dirs, r.others)
-	for _, source := range slices.Sorted(maps.Keys(dirs)) {
-		for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
-			fmt.Fprintf(&b, "    %q = %q\n", host+"/"+source, dirs[source])
-		}
-	}
-	b.WriteString("  }\n  direct {}\n}\n")
-	return tfrc, os.WriteFile(tfrc, []byte(b.String()), 0o644)
+	return tfrc, clitest.WriteCLIConfig(tfrc, dirs)
 }
 
 // otherProviders builds the other providers the page uses (provider=SOURCE[,SOURCE...]), from their
@@ -163,37 +157,56 @@ func (r *pageRun) setEnv(tfrc, baseURL string) {
 
 var readerEnv = regexp.MustCompile(`^(HOME|USER|LOGNAME|SHELL|LANG|LC_[A-Z]+|TZ|TMPDIR|TERM|GO[A-Z0-9_]*|XDG_[A-Z_]+|DBCLOUD_POSTGRES_BINDIR)$`)
 
-// setupScript runs a page's setup script (setup=PATH, relative to the repository
-// root): what the reader has before the page starts, such as objects to import. It
-// runs with bash and the page's environment, in a directory of its own; each
-// KEY=VALUE line it writes to $PAGETEST_VARS becomes a value that sub= may use, and
-// what it leaves in $PAGETEST_WORKDIR (the reader's directory: a state, say) is there
-// when the page starts.
+// setupScript runs the page's setup script (setup=PATH, relative to the repository root: Setup) with
+// the page's environment, in a directory of its own, before the first block; the values it answers
+// are values that sub= may use.
 func (r *pageRun) setupScript(script string) error {
-	abs, err := filepath.Abs(script)
-	if err != nil {
-		return err
+	vars, err := Setup(script, filepath.Join(r.root, "setup"), r.work, r.env, r.cfg.BlockTimeout)
+	maps.Copy(r.vars, vars)
+	return err
+}
+
+// Setup runs a page's setup script (its setup= marker: a path relative to the repository's root) as
+// the runner runs it before the page's first block, and as a Go test of the page runs it too: with bash,
+// in dir (made when missing), with the environment env, $PAGETEST_WORKDIR the reader's directory
+// workdir (what the script leaves there, a state say, is there when the page starts) and
+// $PAGETEST_VARS a file where each KEY=VALUE line it writes is a value of the answer (ids of the
+// objects it made: what sub= may use). It fails, with the end of its output, when the script does or
+// runs longer than timeout.
+func Setup(script, dir, workdir string, env []string, timeout time.Duration) (map[string]string, error) {
+	path := script
+	if !filepath.IsAbs(path) {
+		root, err := thirdparty.RepoRoot(".")
+		if err != nil {
+			return nil, err
+		}
+		path = filepath.Join(root, script)
 	}
-	dir := filepath.Join(r.root, "setup")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	varsFile := filepath.Join(r.root, "setup.vars")
-	env := append(append([]string{}, r.env...), "PAGETEST_VARS="+varsFile, "PAGETEST_WORKDIR="+r.work)
-	out, code, err := r.exec(dir, env, nil, "bash", abs)
+	vars, err := os.CreateTemp("", "pagetest-vars-")
+	if err != nil {
+		return nil, err
+	}
+	_ = vars.Close()
+	defer func() { _ = os.Remove(vars.Name()) }()
+	env = append(slices.Clone(env), "PAGETEST_VARS="+vars.Name(), "PAGETEST_WORKDIR="+workdir)
+	out, code, err := execIn(timeout, dir, env, nil, "bash", path)
 	if err == nil && code != 0 {
 		err = fmt.Errorf("exit %d", code)
 	}
 	if err != nil {
-		return fmt.Errorf("setup %s: %w\n%s", script, err, indent(tail(out, 40)))
+		return nil, fmt.Errorf("setup %s: %w\n%s", script, err, indent(tail(out, 40)))
 	}
-	b, _ := os.ReadFile(varsFile)
+	b, err := os.ReadFile(vars.Name())
+	values := map[string]string{}
 	for _, l := range strings.Split(string(b), "\n") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(l), "="); ok {
-			r.vars[k] = v
+			values[k] = v
 		}
 	}
-	return nil
+	return values, err
 }
 
 func (r *pageRun) cwd() string {

@@ -216,12 +216,3 @@ func failedCommands(errs, blockFile string) string {
 	}
 	return strings.Join(out, "; ")
 }
-
-const leftoverMark = "pagetest: left running: "
-
-func leftover(out string) string {
-	if i := strings.Index(out, leftoverMark); i >= 0 {
-		return "the block " + strings.TrimSpace(out[i+len("pagetest: "):])
-	}
-	return ""
-}

@@ -1,7 +1,6 @@
 package pagetest
 
 import (
-	"os"
 	"regexp"
 	"strings"
 )
@@ -29,9 +28,4 @@ func indent(s string) string {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
-}
-
-func readTail(name string) string {
-	b, _ := os.ReadFile(name)
-	return tail(string(b), 10)
 }

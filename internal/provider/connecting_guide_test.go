@@ -13,55 +13,33 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/pagetest"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/thirdparty"
 )
 
 // The connecting guide's configuration with the PostgreSQL provider (cyrilgdn/postgresql), run from
 // the page with that provider built from its source (postgres_test.go): TestAccConnectingGuidePostgreSQL.
 
-// pageBlocks are the fenced blocks of a page: language, the marker comment before it ("" if none),
-// and the text.
-type pageBlock struct{ lang, marker, text, heading string }
-
-func pageBlocks(t *testing.T, file string) []pageBlock {
+// connectingPage is the connecting guide, as the page runner reads it.
+func connectingPage(t *testing.T) *pagetest.Page {
 	t.Helper()
-	b, err := os.ReadFile(file)
+	page, err := pagetest.ParseFile("../../docs/guides/connecting.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var blocks []pageBlock
-	var cur *pageBlock
-	marker, heading := "", ""
-	for line := range strings.SplitSeq(string(b), "\n") {
-		trimmed := strings.TrimSpace(line)
-		switch {
-		case cur != nil && trimmed == "```":
-			blocks = append(blocks, *cur)
-			cur, marker = nil, ""
-		case cur != nil:
-			cur.text += line + "\n"
-		case strings.HasPrefix(trimmed, "```"):
-			cur = &pageBlock{lang: strings.TrimPrefix(trimmed, "```"), marker: marker, heading: heading}
-		case strings.HasPrefix(trimmed, "<!-- pagetest:"):
-			marker = trimmed
-		case strings.HasPrefix(trimmed, "#"):
-			heading, marker = trimmed, ""
-		case trimmed != "":
-			marker = ""
-		}
-	}
-	return blocks
+	return page
 }
 
 // guideConfig is the page's configuration under heading, a terraform block.
-func guideConfig(t *testing.T, page, heading string) pageBlock {
+func guideConfig(t *testing.T, heading string) pagetest.Block {
 	t.Helper()
-	for _, b := range pageBlocks(t, page) {
-		if b.heading == heading && b.lang == "terraform" {
+	for _, b := range connectingPage(t).Under(heading) {
+		if b.Lang == "terraform" {
 			return b
 		}
 	}
-	t.Fatalf("%s: no terraform block under %q", page, heading)
-	return pageBlock{}
+	t.Fatalf("the connecting page has no terraform block under %q", heading)
+	return pagetest.Block{}
 }
 
 // guideRun is a working directory of the guide's configuration, run with the acceptance tests' CLI,
@@ -216,21 +194,15 @@ func newGuidePostgreSQLRun(t *testing.T) (*guideRun, *emulatortest.Server, *pgba
 	t.Helper()
 	pgProvider := postgresqlProvider(t) // "": from the registry (terraform init)
 	srv, pg := newPostgresEmulator(t)
-	cfg := guideConfig(t, "../../docs/guides/connecting.md", "### With the PostgreSQL provider")
+	cfg := guideConfig(t, "With the PostgreSQL provider")
 	g := &guideRun{t: t}
-	overrides := map[string]string{"dbcloud/dbcloud": providerBinaryDir(t)}
-	if pgProvider != "" {
-		overrides["cyrilgdn/postgresql"] = pgProvider
+	schema, ok := connectingPage(t).File("schema.sql")
+	if !ok {
+		t.Fatal("the connecting page shows no schema.sql")
 	}
-	schema, err := os.ReadFile("../../examples/guides/connecting/schema.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rcFile := filepath.Join(t.TempDir(), "dev.tfrc")
-	writeFile(t, rcFile, devOverridesConfig(overrides))
-	g.w = newTF(t, tfOptions{cliConfig: rcFile})
+	g.w = newTF(t, tfOptions{cliConfig: cliConfigWith(t, map[string]string{thirdparty.PostgreSQL.Source: pgProvider})})
 	g.dir = g.w.dir
-	for name, content := range map[string]string{"main.tf": cfg.text, "provider.tf": providerBlock(srv), "schema.sql": string(schema)} {
+	for name, content := range map[string]string{"main.tf": cfg.Text, "provider.tf": providerBlock(srv), "schema.sql": schema.Text} {
 		if err := os.WriteFile(filepath.Join(g.dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -300,12 +272,12 @@ func (g *guideRun) mustAnswer(what string, env []string, reply string, args ...s
 func pageCommands(t *testing.T, heading string) [][][]string {
 	t.Helper()
 	var blocks [][][]string
-	for _, b := range pageBlocks(t, "../../docs/guides/connecting.md") {
-		if b.heading != heading || b.lang != "shell" {
+	for _, b := range connectingPage(t).Under(heading) {
+		if b.Lang != "shell" {
 			continue
 		}
 		var cmds [][]string
-		for line := range strings.SplitSeq(b.text, "\n") {
+		for line := range strings.SplitSeq(b.Text, "\n") {
 			line, _, _ = strings.Cut(line, "#")
 			if f := strings.Fields(line); len(f) > 0 {
 				if f[0] != "terraform" {
@@ -323,7 +295,7 @@ func pageCommands(t *testing.T, heading string) [][][]string {
 }
 
 // pausedPage is the heading of the page's commands for a paused service.
-const pausedPage = "### A paused service with the PostgreSQL provider"
+const pausedPage = "A paused service with the PostgreSQL provider"
 
 // pauseResume pauses the service (one apply), plans while paused as the page says, and resumes it
 // with the page's command; then the same after a pause through the API (as the console and the

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-version"
 
@@ -47,12 +48,7 @@ func newMigration(t *testing.T) *migration {
 	t.Helper()
 	skipUnlessAcc(t)
 	m := &migration{t: t, official: thirdPartyProvider(t, thirdparty.Timescale), srv: newTestEmulator(t)}
-	overrides := map[string]string{"dbcloud/dbcloud": providerBinaryDir(t)}
-	if m.official != "" {
-		overrides[thirdparty.Timescale.Source] = m.official
-	}
-	m.rc = filepath.Join(t.TempDir(), "dev.tfrc")
-	writeFile(t, m.rc, devOverridesConfig(overrides))
+	m.rc = cliConfigWith(t, map[string]string{thirdparty.Timescale.Source: m.official})
 	m.w = newTF(t, tfOptions{cliConfig: m.rc})
 	m.w.env = m.settings()
 	first, _, _ := strings.Cut(m.w.must("version"), "\n") // "Terraform v1.11.4", "OpenTofu v1.12.6"
@@ -299,15 +295,21 @@ func TestAccMigrating_fixturesMatchSchema(t *testing.T) {
 	}
 }
 
-// guideBlocks are the terraform blocks of the migrating guide: the configuration before the move (the
-// blocks the page runner skips as the reader's), and the blocks written to files, in page order.
-func guideBlocks(t *testing.T) (before, files []pagetest.Block) {
+// migratingPage is the migrating guide, as the page runner reads it.
+func migratingPage(t *testing.T) *pagetest.Page {
 	t.Helper()
 	page, err := pagetest.ParseFile("../../docs/guides/migrating.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range page.Blocks {
+	return page
+}
+
+// guideBlocks are the terraform blocks of the migrating guide: the configuration before the move (the
+// blocks the page runner skips as the reader's), and the blocks written to files, in page order.
+func guideBlocks(t *testing.T) (before, files []pagetest.Block) {
+	t.Helper()
+	for _, b := range migratingPage(t).Blocks {
 		switch {
 		case b.Lang != "terraform":
 		case strings.HasPrefix(b.Marker["skip"], "the configuration before the move"):
@@ -322,30 +324,20 @@ func guideBlocks(t *testing.T) (before, files []pagetest.Block) {
 	return before, files
 }
 
-// setupGuide runs the guide's setup script (internal/pagetest/setup/migrating.sh) as the page runner
-// does, against the test's emulator, with `terraform` the CLI under test: it makes the objects and
-// writes the official provider's state into dir. It answers the ids it wrote to $PAGETEST_VARS.
+// setupGuide runs the guide's setup script (its setup= marker: internal/pagetest/setup/migrating.sh)
+// as the page runner does (pagetest.Setup), against the test's emulator, with `terraform` the CLI under
+// test: it makes the objects and writes the official provider's state into dir. It answers the ids it
+// wrote to $PAGETEST_VARS.
 func (m *migration) setupGuide(dir string) map[string]string {
 	m.t.Helper()
 	shims := m.t.TempDir()
 	if err := os.Symlink(m.w.bin, filepath.Join(shims, "terraform")); err != nil {
 		m.t.Fatal(err)
 	}
-	vars := filepath.Join(m.t.TempDir(), "vars")
-	cmd := exec.Command("bash", "../pagetest/setup/migrating.sh")
-	cmd.Env = append(append(os.Environ(), m.settings()...), "PAGETEST_VARS="+vars, "PAGETEST_WORKDIR="+dir,
-		"TF_CLI_CONFIG_FILE="+m.rc, "PATH="+shims+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		m.t.Fatalf("the guide's setup: %v\n%s", err, out)
-	}
-	b, err := os.ReadFile(vars)
+	env := append(append(os.Environ(), m.settings()...), "TF_CLI_CONFIG_FILE="+m.rc, "PATH="+shims+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ids, err := pagetest.Setup(migratingPage(m.t).Options["setup"], m.t.TempDir(), dir, env, 10*time.Minute)
 	if err != nil {
-		m.t.Fatal(err)
-	}
-	ids := map[string]string{}
-	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		k, v, _ := strings.Cut(l, "=")
-		ids[k] = v
+		m.t.Fatalf("the guide's setup: %v", err)
 	}
 	return ids
 }

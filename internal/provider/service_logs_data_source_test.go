@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -22,6 +20,7 @@ import (
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/pagetest"
 )
 
 // ---- unit tests: paging, the bound, the plain lines ----
@@ -414,16 +413,21 @@ func TestAccServiceLogs_deprecatedOnlyAnswer(t *testing.T) {
 // ---- the page's examples, with PostgreSQL behind the service ----
 
 // serviceLogsExamples is the configuration of the data source page's two examples, as written: the
-// check block (data-source.tf) and the output for a pipeline (outputs.tf).
+// check block and the output for a pipeline, the terraform blocks the page runner writes.
 func serviceLogsExamples(t *testing.T) string {
 	t.Helper()
+	page, err := pagetest.ParseFile("../../docs/data-sources/service_logs.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var cfg strings.Builder
-	for _, f := range []string{"data-source.tf", "outputs.tf"} {
-		b, err := os.ReadFile(filepath.Join("../../examples/data-sources/dbcloud_service_logs", f))
-		if err != nil {
-			t.Fatal(err)
+	for _, b := range page.Blocks {
+		if k, _, _ := pagetest.Classify(b); k == pagetest.KindFile && b.Lang == "terraform" {
+			cfg.WriteString(b.Text)
 		}
-		cfg.Write(b)
+	}
+	if !strings.Contains(cfg.String(), `check "orders_logs_clean"`) || !strings.Contains(cfg.String(), `output "orders_recent_errors"`) {
+		t.Fatalf("the page's examples lack the check or the output:\n%s", cfg.String())
 	}
 	return cfg.String()
 }

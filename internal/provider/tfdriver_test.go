@@ -1,14 +1,12 @@
 package provider
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
@@ -184,7 +183,7 @@ func (w *tfWorkdir) runWant(want int, args ...string) string {
 // tfProcess is a started terraform command.
 type tfProcess struct {
 	cmd         *exec.Cmd
-	out, stdout *syncBuffer // out: stdout and stderr
+	out, stdout *clitest.Buffer // out: stdout and stderr
 	done        chan error
 	err         error
 	over        bool
@@ -198,7 +197,7 @@ func (w *tfWorkdir) start(args ...string) *tfProcess {
 	}
 	cmd := exec.Command(w.bin, args...)
 	cmd.Dir, cmd.Env = w.dir, w.environ()
-	p := &tfProcess{cmd: cmd, out: &syncBuffer{}, stdout: &syncBuffer{}, done: make(chan error, 1)}
+	p := &tfProcess{cmd: cmd, out: &clitest.Buffer{}, stdout: &clitest.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(p.stdout, p.out), p.out
 	if w.stdin != "" {
 		cmd.Stdin = strings.NewReader(w.stdin)
@@ -279,24 +278,6 @@ func (p *tfProcess) waitAtMost(t *testing.T, d time.Duration) error {
 	return p.err
 }
 
-// syncBuffer is a bytes.Buffer that terraform's stdout and stderr may write at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // acceptanceCLIPath is the CLI the acceptance tests run: TF_ACC_TERRAFORM_PATH, else terraform on PATH.
 func acceptanceCLIPath() (string, error) {
 	if bin := os.Getenv("TF_ACC_TERRAFORM_PATH"); bin != "" {
@@ -356,7 +337,7 @@ var providerBinary struct {
 }
 
 // devOverrides builds the provider's binary once per test binary and returns a CLI configuration
-// (TF_CLI_CONFIG_FILE) whose dev_overrides name it for Terraform's and OpenTofu's registries.
+// (TF_CLI_CONFIG_FILE) whose dev_overrides name it for Terraform's and OpenTofu's registries (clitest).
 func devOverrides(t *testing.T) string {
 	t.Helper()
 	providerBinary.once.Do(func() {
@@ -377,8 +358,7 @@ func devOverrides(t *testing.T) string {
 			return
 		}
 		providerBinary.rc = filepath.Join(dir, "dev.tfrc")
-		cfg := devOverridesConfig(map[string]string{tfAddrDBCloud: dir, "registry.opentofu.org/dbcloud/dbcloud": dir})
-		providerBinary.err = os.WriteFile(providerBinary.rc, []byte(cfg), 0o600)
+		providerBinary.err = clitest.WriteCLIConfig(providerBinary.rc, map[string]string{clitest.DBCloud: dir})
 	})
 	if providerBinary.err != nil {
 		t.Fatalf("building the provider: %v\n%s", providerBinary.err, providerBinary.buildLogs)
@@ -386,16 +366,23 @@ func devOverrides(t *testing.T) string {
 	return providerBinary.rc
 }
 
-// devOverridesConfig is the one writer of a CLI configuration with dev_overrides: for each provider
-// address (a short one, such as "dbcloud/dbcloud", is each CLI's own registry), the directory of its binary.
-func devOverridesConfig(dirs map[string]string) string {
-	var b strings.Builder
-	b.WriteString("provider_installation {\n  dev_overrides {\n")
-	for _, addr := range slices.Sorted(maps.Keys(dirs)) {
-		fmt.Fprintf(&b, "    %q = %q\n", addr, dirs[addr])
+// cliConfigWith is a CLI configuration of the test's own (tfOptions.cliConfig), written by the one
+// writer of dev_overrides (clitest): the provider's binary (devOverrides) and, by registry source, the
+// builds of the other providers the test runs beside it (thirdPartyProvider); a source whose directory
+// is "" is left to terraform init (from the registry).
+func cliConfigWith(t *testing.T, others map[string]string) string {
+	t.Helper()
+	dirs := map[string]string{clitest.DBCloud: providerBinaryDir(t)}
+	for source, dir := range others {
+		if dir != "" {
+			dirs[source] = dir
+		}
 	}
-	b.WriteString("  }\n  direct {}\n}\n")
-	return b.String()
+	rc := filepath.Join(t.TempDir(), "dev.tfrc")
+	if err := clitest.WriteCLIConfig(rc, dirs); err != nil {
+		t.Fatal(err)
+	}
+	return rc
 }
 
 // providerBinaryDir is the directory of the provider's binary that devOverrides builds.

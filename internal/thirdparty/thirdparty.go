@@ -3,7 +3,7 @@
 // provider users migrate from), from their source in ../shared/third_party next to the repository's
 // root (as CI checks it out), into one build cache: the user's cache directory, keyed by a hash of the
 // source, so that each is built once and reused by every later test run and page run. Their binaries
-// are then named in a CLI configuration's dev_overrides.
+// are then named in a CLI configuration's dev_overrides (internal/clitest writes it).
 package thirdparty
 
 import (

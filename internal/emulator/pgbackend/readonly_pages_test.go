@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/pagetest"
 )
 
 // The read-only sentences of the pages that describe read-only logins and sessions, each with the
@@ -23,13 +25,13 @@ var readOnlyPages = map[string]string{
 // readOnlyWords mark a read-only sentence (a table whose header has one: each of its rows).
 var readOnlyWords = regexp.MustCompile(`(?i)read-only|read_only|verifier`)
 
-// pageSentences are the read-only sentences of a markdown page (outside code blocks, HTML comments
-// and the front matter): in a paragraph or list item, a sentence ends at a full stop outside
-// backquotes; a table row is one sentence. A sentence is a read-only one when it has a word of
-// marked, or is in a section whose heading has one, or is a row of a table whose header has one.
-func pageSentences(text string, marked *regexp.Regexp) []string {
-	text = regexp.MustCompile(`(?s)\A---\n.*?\n---\n`).ReplaceAllString(text, "")
-	text = regexp.MustCompile("(?s)```.*?```").ReplaceAllString(text, "")
+// pageSentences are the read-only sentences of a markdown page's prose (its text outside the fenced
+// blocks, as the page runner's parser gives it: pagetest.Page.Prose), leaving out HTML comments and
+// the front matter: in a paragraph or list item, a sentence ends at a full stop outside backquotes; a
+// table row is one sentence. A sentence is a read-only one when it has a word of marked, or is in a
+// section whose heading has one, or is a row of a table whose header has one.
+func pageSentences(prose string, marked *regexp.Regexp) []string {
+	text := regexp.MustCompile(`(?s)\A---\n.*?\n---\n`).ReplaceAllString(prose, "")
 	text = regexp.MustCompile(`(?s)<!--.*?-->`).ReplaceAllString(text, "")
 	var out, block []string
 	section, table, inTable := false, false, false
@@ -521,12 +523,13 @@ func TestReadOnlyPagesClaims(t *testing.T) {
 		}
 	}
 	for name, page := range readOnlyPages {
-		b, err := os.ReadFile(filepath.Join("..", "..", "..", page))
+		parsed, err := pagetest.ParseFile(filepath.Join("..", "..", "..", page))
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := strings.Join(strings.Fields(string(b)), " ")
-		for _, s := range pageSentences(string(b), readOnlyWords) {
+		prose := parsed.Prose()
+		text := strings.Join(strings.Fields(prose), " ")
+		for _, s := range pageSentences(prose, readOnlyWords) {
 			if !claimed[name+"\t"+s] {
 				t.Errorf("%s: a read-only sentence that no test row proves (add it to pageClaims with its rows):\n%s", page, s)
 			}

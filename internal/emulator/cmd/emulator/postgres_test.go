@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
 )
 
@@ -188,7 +189,7 @@ func TestPostgresAutoWithoutHeaders(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	pr, pw := io.Pipe()
-	var stderr syncBuffer
+	var stderr clitest.Buffer
 	done := make(chan error, 1)
 	began := time.Now()
 	go func() {

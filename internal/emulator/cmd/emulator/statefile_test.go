@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/clitest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
@@ -22,7 +22,7 @@ func startRun(t *testing.T, args ...string) (url string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	pr, pw := io.Pipe()
-	var stderr syncBuffer
+	var stderr clitest.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-access-key", "K", "-secret-key", "S", "-postgres", "off"}, args...), pw, &stderr)
@@ -45,23 +45,6 @@ func startRun(t *testing.T, args ...string) (url string, stop func()) {
 			t.Fatal("run did not return after cancel")
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func call(t *testing.T, method, url string, in, out any) int {
