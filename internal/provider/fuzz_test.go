@@ -22,7 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -82,11 +82,11 @@ func objectWith(ctx context.Context, typ attr.Type, set map[string]tftypes.Value
 }
 
 // resourceState is an empty state of a resource's schema.
-func resourceState(t testing.TB, r resource.Resource) tfsdk.State {
+func resourceState(t testing.TB, r fwresource.Resource) tfsdk.State {
 	t.Helper()
 	ctx := t.Context()
-	var resp resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &resp)
+	var resp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &resp)
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("schema: %v", resp.Diagnostics)
 	}
@@ -359,7 +359,7 @@ func (a routedAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestMalformedAnswer_createWithoutID(t *testing.T) {
 	cases := []struct {
 		name   string
-		res    resource.Resource
+		res    fwresource.Resource
 		plan   map[string]any
 		answer string
 	}{
@@ -377,11 +377,11 @@ func TestMalformedAnswer_createWithoutID(t *testing.T) {
 			ctx := t.Context()
 			posts := 0
 			client := fuzzClient(t, routedAnswer{create: tc.answer, posts: &posts})
-			tc.res.(resource.ResourceWithConfigure).Configure(ctx, resource.ConfigureRequest{
+			tc.res.(fwresource.ResourceWithConfigure).Configure(ctx, fwresource.ConfigureRequest{
 				ProviderData: &providerData{client: client, backoff: testBackoff},
-			}, &resource.ConfigureResponse{})
-			var sresp resource.SchemaResponse
-			tc.res.Schema(ctx, resource.SchemaRequest{}, &sresp)
+			}, &fwresource.ConfigureResponse{})
+			var sresp fwresource.SchemaResponse
+			tc.res.Schema(ctx, fwresource.SchemaRequest{}, &sresp)
 			obj := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
 			vals := make(map[string]tftypes.Value, len(obj.AttributeTypes))
 			for name, typ := range obj.AttributeTypes {
@@ -395,11 +395,11 @@ func TestMalformedAnswer_createWithoutID(t *testing.T) {
 				}
 			}
 			raw := tftypes.NewValue(obj, vals)
-			req := resource.CreateRequest{
+			req := fwresource.CreateRequest{
 				Plan:   tfsdk.Plan{Schema: sresp.Schema, Raw: raw},
 				Config: tfsdk.Config{Schema: sresp.Schema, Raw: raw},
 			}
-			resp := resource.CreateResponse{State: tfsdk.State{Schema: sresp.Schema, Raw: tftypes.NewValue(obj, nil)}}
+			resp := fwresource.CreateResponse{State: tfsdk.State{Schema: sresp.Schema, Raw: tftypes.NewValue(obj, nil)}}
 			tc.res.Create(ctx, req, &resp)
 
 			if !resp.Diagnostics.HasError() {

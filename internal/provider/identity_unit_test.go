@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -24,10 +24,10 @@ func TestImportByIdentity(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &serviceResource{resourceBase{pd: &providerData{client: client}}}
-	var schemaResp resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &schemaResp)
-	var idResp resource.IdentitySchemaResponse
-	r.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
+	var schemaResp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &schemaResp)
+	var idResp fwresource.IdentitySchemaResponse
+	r.IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &idResp)
 
 	identity := func(id, project *string) *tfsdk.ResourceIdentity {
 		typ := idResp.IdentitySchema.Type().TerraformType(ctx)
@@ -39,8 +39,8 @@ func TestImportByIdentity(t *testing.T) {
 		}
 		return &tfsdk.ResourceIdentity{Schema: idResp.IdentitySchema, Raw: tftypes.NewValue(typ, map[string]tftypes.Value{"id": val(id), "project_id": val(project)})}
 	}
-	importWith := func(req resource.ImportStateRequest) (resource.ImportStateResponse, bool) {
-		resp := resource.ImportStateResponse{
+	importWith := func(req fwresource.ImportStateRequest) (fwresource.ImportStateResponse, bool) {
+		resp := fwresource.ImportStateResponse{
 			State:    tfsdk.State{Schema: schemaResp.Schema, Raw: tftypes.NewValue(schemaResp.Schema.Type().TerraformType(ctx), nil)},
 			Identity: req.Identity,
 		}
@@ -49,7 +49,7 @@ func TestImportByIdentity(t *testing.T) {
 	}
 	str := func(s string) *string { return &s }
 
-	resp, handled := importWith(resource.ImportStateRequest{Identity: identity(str("rp1pz7uyae"), str(testProjectID))})
+	resp, handled := importWith(fwresource.ImportStateRequest{Identity: identity(str("rp1pz7uyae"), str(testProjectID))})
 	if !handled || resp.Diagnostics.HasError() {
 		t.Fatalf("import by identity: handled %v, %v", handled, resp.Diagnostics)
 	}
@@ -61,22 +61,22 @@ func TestImportByIdentity(t *testing.T) {
 		}
 	}
 
-	resp, _ = importWith(resource.ImportStateRequest{Identity: identity(str("rp1pz7uyae"), nil)})
+	resp, _ = importWith(fwresource.ImportStateRequest{Identity: identity(str("rp1pz7uyae"), nil)})
 	if resp.Diagnostics.HasError() {
 		t.Errorf("project_id is optional: %v", resp.Diagnostics)
 	}
 
-	resp, _ = importWith(resource.ImportStateRequest{Identity: identity(str("rp1pz7uyae"), str("otherproj1"))})
+	resp, _ = importWith(fwresource.ImportStateRequest{Identity: identity(str("rp1pz7uyae"), str("otherproj1"))})
 	if !resp.Diagnostics.HasError() || !strings.Contains(resp.Diagnostics[0].Detail(), "otherproj1") {
 		t.Errorf("a foreign project_id must be refused, got %v", resp.Diagnostics)
 	}
 
-	resp, _ = importWith(resource.ImportStateRequest{Identity: identity(nil, nil)})
+	resp, _ = importWith(fwresource.ImportStateRequest{Identity: identity(nil, nil)})
 	if !resp.Diagnostics.HasError() {
 		t.Error("a missing id must be refused")
 	}
 
-	if _, handled := importWith(resource.ImportStateRequest{ID: "rp1pz7uyae"}); handled {
+	if _, handled := importWith(fwresource.ImportStateRequest{ID: "rp1pz7uyae"}); handled {
 		t.Error("an import by string id must be left to the resource")
 	}
 }

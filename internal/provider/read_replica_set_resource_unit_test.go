@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -27,8 +27,8 @@ func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}
 	r := &readReplicaSetResource{resourceBase{typeName: "_read_replica_set", pd: pd}}
 	ctx := context.Background()
-	var sr resource.SchemaResponse
-	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	var sr fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sr)
 	sch := sr.Schema
 	typ := sch.Type().TerraformType(ctx)
 
@@ -48,11 +48,11 @@ func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 
 	// Create, and interrupt it once the provider is polling the new set.
 	cctx, cancel := context.WithCancel(ctx)
-	createResp := resource.CreateResponse{State: tfsdk.State{Schema: sch, Raw: tftypes.NewValue(typ, nil)}}
+	createResp := fwresource.CreateResponse{State: tfsdk.State{Schema: sch, Raw: tftypes.NewValue(typ, nil)}}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.Create(cctx, resource.CreateRequest{Plan: plan}, &createResp)
+		r.Create(cctx, fwresource.CreateRequest{Plan: plan}, &createResp)
 	}()
 	if !waitUntil(30*time.Second, func() bool { return srv.Calls("createReplicaSet") >= 1 }) {
 		cancel()
@@ -95,8 +95,8 @@ func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 	if d := nextPlan.Set(ctx, &next); d.HasError() {
 		t.Fatal(d)
 	}
-	mpResp := resource.ModifyPlanResponse{Plan: nextPlan}
-	r.ModifyPlan(ctx, resource.ModifyPlanRequest{State: prior, Plan: nextPlan, Config: tfsdk.Config{Schema: sch, Raw: nextPlan.Raw}}, &mpResp)
+	mpResp := fwresource.ModifyPlanResponse{Plan: nextPlan}
+	r.ModifyPlan(ctx, fwresource.ModifyPlanRequest{State: prior, Plan: nextPlan, Config: tfsdk.Config{Schema: sch, Raw: nextPlan.Raw}}, &mpResp)
 	if mpResp.Diagnostics.HasError() {
 		t.Fatal(mpResp.Diagnostics)
 	}
@@ -114,8 +114,8 @@ func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 		waitUntil(30*time.Second, func() bool { return srv.Calls("listReplicaSets") >= polls+2 })
 		srv.SetReplicaSetStatus(testProjectID, svc, id, api.ReplicaSetStatusActive)
 	}()
-	updResp := resource.UpdateResponse{State: tfsdk.State{Schema: sch, Raw: prior.Raw}}
-	r.Update(ctx, resource.UpdateRequest{Plan: mpResp.Plan, State: prior}, &updResp)
+	updResp := fwresource.UpdateResponse{State: tfsdk.State{Schema: sch, Raw: prior.Raw}}
+	r.Update(ctx, fwresource.UpdateRequest{Plan: mpResp.Plan, State: prior}, &updResp)
 	if updResp.Diagnostics.HasError() {
 		t.Fatal(updResp.Diagnostics)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -84,10 +84,10 @@ func TestNetValidatorsFromLibrary(t *testing.T) {
 		}
 		return resp.Diagnostics.ErrorsCount()
 	}
-	var rsSchema resource.SchemaResponse
-	(&readReplicaSetResource{}).Schema(ctx, resource.SchemaRequest{}, &rsSchema)
-	var vpcSchema resource.SchemaResponse
-	(&vpcResource{}).Schema(ctx, resource.SchemaRequest{}, &vpcSchema)
+	var rsSchema fwresource.SchemaResponse
+	(&readReplicaSetResource{}).Schema(ctx, fwresource.SchemaRequest{}, &rsSchema)
+	var vpcSchema fwresource.SchemaResponse
+	(&vpcResource{}).Schema(ctx, fwresource.SchemaRequest{}, &vpcSchema)
 	for name, sch := range map[string]rschema.Schema{"read replica set": rsSchema.Schema, "vpc": vpcSchema.Schema} {
 		vs := sch.Attributes["name"].(rschema.StringAttribute).Validators
 		if n := run(vs, strings.Repeat("é", 100)); n != 0 {
