@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -20,6 +16,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // Shared helpers of the acceptance tests: the emulator and provider set-up, the Exists / Destroyed /
@@ -504,4 +505,36 @@ func needsWriteOnly(tc resource.TestCase) resource.TestCase {
 // proxyProviderBlock is the provider configuration with the API behind the proxy at url.
 func proxyProviderBlock(url string) string {
 	return providerBlockAt(url+emulator.BasePath, testSecretKey)
+}
+
+// svcCalls checks how often the emulator saw an operation.
+func svcCalls(srv *emulatortest.Server, operationID string, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if got := srv.Calls(operationID); got != want {
+			return fmt.Errorf("emulator saw %d %s calls, want %d", got, operationID, want)
+		}
+		return nil
+	}
+}
+
+// svcEmuStatus checks the service's status in the emulator.
+func svcEmuStatus(srv *emulatortest.Server, id *string, want api.ServiceStatus) resource.TestCheckFunc {
+	return svcInEmulator(srv, id, func(s api.Service) error {
+		if deref(s.Status) != want {
+			return fmt.Errorf("emulator status %s, want %s", deref(s.Status), want)
+		}
+		return nil
+	})
+}
+
+// svcCompareSame is compare.ValuesSame without importing a second package name into the file.
+type svcCompareSame struct{}
+
+func (svcCompareSame) CompareValues(values ...any) error {
+	for i := 1; i < len(values); i++ {
+		if fmt.Sprint(values[i]) != fmt.Sprint(values[0]) {
+			return fmt.Errorf("expected values to be the same: %v != %v", values[0], values[i])
+		}
+	}
+	return nil
 }

@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
 // findCreatedService resolves a lost create answer by looking: one match is adopted, several are an
@@ -353,6 +355,53 @@ func TestAccService_busyServiceWaitsAndRetries409(t *testing.T) {
 					return nil
 				},
 			),
+		},
+	))
+}
+
+// A create that outlives its timeout fails naming the last status, and leaves the service in state
+// (tainted): the next plan replaces exactly that service.
+func TestAccService_createTimeout(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ServiceConfiguring = time.Hour })
+	const addr = "dbcloud_service.test"
+	var stuckID string
+	cfg := providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "slow"
+  timeouts {
+    create = "2s"
+  }
+}
+`
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config:      cfg,
+			ExpectError: regexp.MustCompile(`timed\s+out\s+after\s+[\d.]+m?s\s+waiting\s+for\s+service\s+\w+\s+to\s+become\s+READY:\s+last\s+status\s+(QUEUED|CONFIGURING)\s+\(seen\s+for`),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				svcs := srv.Services(testProjectID)
+				if len(svcs) != 1 {
+					t.Fatalf("want exactly one service after the timed-out create, got %d", len(svcs))
+				}
+				stuckID = deref(svcs[0].ServiceID)
+				srv.SetTiming(emulator.FastTiming())
+			},
+			Config: cfg,
+			ConfigPlanChecks: svcPlanChecks(
+				// Tainted: the stuck service is in state and gets replaced, not forgotten.
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				svcExpectPriorID{addr: addr, id: &stuckID},
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcNewID(addr, &stuckID),
+				func(*terraform.State) error {
+					// The stuck one may still show DELETED for a while: it is deleted.
+					if n := len(liveServices(srv)); n != 1 {
+						return fmt.Errorf("%d services exist (not DELETED), want 1 (the stuck one deleted)", n)
+					}
+					return nil
+				}),
 		},
 	))
 }
