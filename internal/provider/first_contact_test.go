@@ -317,29 +317,3 @@ resource "dbcloud_service" "fc" {
 		t.Errorf("no warning that the guard is off:\n%s", tail(out, 30))
 	}
 }
-
-// base_url without /v1 is refused when the provider is configured, with the URL it should be.
-func TestProviderConfigure_BaseURLNeedsVersion(t *testing.T) {
-	for url, want := range map[string]string{
-		"http://127.0.0.1:8080":                  `Did you mean "http://127.0.0.1:8080/v1"`,
-		"https://api.example.com/public/api/":    `Did you mean "https://api.example.com/public/api/v1"`,
-		"https://api.example.com/public/api/v1/": "",
-	} {
-		t.Run(url, func(t *testing.T) {
-			clearEnv(t)
-			cfg := fullConfig()
-			cfg["base_url"] = url
-			resp := configure(t, cfg)
-			text := diagText(resp)
-			if want == "" {
-				if resp.Diagnostics.HasError() {
-					t.Fatalf("unexpected error: %s", text)
-				}
-				return
-			}
-			if !strings.Contains(text, want) || !strings.Contains(text, EnvBaseURL) {
-				t.Fatalf("want an error with %q naming %s, got: %s", want, EnvBaseURL, text)
-			}
-		})
-	}
-}

@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// Both ways in the provider block are refused by the provider's config validators, which Terraform
+// runs at validate and at plan, before Configure.
+func TestProviderValidateConfig_TokenAndKeys(t *testing.T) {
+	ctx := context.Background()
+	p := &dbcloudProvider{version: "test"}
+	var sresp provider.SchemaResponse
+	p.Schema(ctx, provider.SchemaRequest{}, &sresp)
+	objType := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	for name, tc := range map[string]struct {
+		set     map[string]string
+		wantErr bool
+	}{
+		"token and access key":      {map[string]string{"token": "t", "access_key": "a"}, true},
+		"token and secret key":      {map[string]string{"token": "t", "secret_key": "s"}, true},
+		"token and the key pair":    {map[string]string{"token": "t", "access_key": "a", "secret_key": "s"}, true},
+		"token alone":               {map[string]string{"token": "t"}, false},
+		"key pair alone":            {map[string]string{"access_key": "a", "secret_key": "s"}, false},
+		"nothing (the environment)": {nil, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			attrs := map[string]tftypes.Value{}
+			for attr, typ := range objType.AttributeTypes {
+				if v, ok := tc.set[attr]; ok {
+					attrs[attr] = tftypes.NewValue(typ, v)
+				} else {
+					attrs[attr] = tftypes.NewValue(typ, nil)
+				}
+			}
+			req := provider.ValidateConfigRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(objType, attrs)}}
+			var errs []string
+			for _, v := range p.ConfigValidators(ctx) {
+				resp := &provider.ValidateConfigResponse{}
+				v.ValidateProvider(ctx, req, resp)
+				for _, d := range resp.Diagnostics.Errors() {
+					errs = append(errs, d.Detail())
+				}
+			}
+			if got := len(errs) > 0; got != tc.wantErr {
+				t.Fatalf("errors %q, want an error: %v", errs, tc.wantErr)
+			}
+			if tc.wantErr && !strings.Contains(strings.Join(errs, " "), "token") {
+				t.Errorf("the error does not name token: %q", errs)
+			}
+		})
+	}
+}
