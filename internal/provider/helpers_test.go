@@ -538,3 +538,38 @@ func (svcCompareSame) CompareValues(values ...any) error {
 	}
 	return nil
 }
+
+// Bearer tokens (issue 36): the tests of tokens run against an emulator that accepts the tokens of
+// Options.BearerTokens besides the tests' key pair.
+const (
+	testToken    = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaSJ9.dGVzdC10b2tlbi1kby1ub3QtbG9n"
+	testNewToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaTIifQ.bmV3LXRva2VuLWRvLW5vdC1sb2c"
+)
+
+// newTokenEmulator starts an emulator that accepts testToken and testNewToken (and the key pair).
+func newTokenEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulatortest.Server {
+	t.Helper()
+	return newTestEmulator(t, append([]func(*emulator.Options){func(o *emulator.Options) {
+		o.BearerTokens = []string{testToken, testNewToken}
+	}}, mods...)...)
+}
+
+// tokenProviderBlock is the provider configuration that authenticates to srv with token only.
+func tokenProviderBlock(srv *emulatortest.Server, token, projectID string) string {
+	return fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  token      = %q
+  project_id = %q
+}
+`, srv.URL, token, projectID)
+}
+
+// requestList is the emulator's request log, one "METHOD path -> status" per request, for messages.
+func requestList(reqs []emulator.Request) string {
+	out := make([]string, 0, len(reqs))
+	for _, r := range reqs {
+		out = append(out, fmt.Sprintf("%s %s -> %d", r.Method, r.Path, r.Status))
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}

@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
@@ -553,4 +555,35 @@ func TestProviderConfigure_TokenOrKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tokenStack is the same with the projects the credentials may use.
+const tokenStack = newResources + `
+data "dbcloud_projects" "mine" {}
+`
+
+// A stack applied, re-planned empty and destroyed with a token, dbcloud_projects included. The
+// provider block carries no key: the emulator accepts the requests only by the token.
+func TestAccToken_stack(t *testing.T) {
+	srv := newTokenEmulator(t)
+	cfg := tokenProviderBlock(srv, testToken, testProjectID) + tokenStack
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: cfg,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				testAccCheckVPCExists(srv, "dbcloud_vpc.net"),
+				testAccCheckServiceExists(srv, "dbcloud_service.db"),
+				resource.TestCheckResourceAttrPair("dbcloud_service.db", "vpc_id", "dbcloud_vpc.net", "id"),
+				resource.TestCheckResourceAttr("data.dbcloud_projects.mine", "projects.#", "1"),
+				resource.TestCheckResourceAttr("data.dbcloud_projects.mine", "projects.0.id", testProjectID),
+				resource.TestCheckResourceAttr("data.dbcloud_projects.mine", "projects.0.current", "true"),
+			),
+		},
+		resource.TestStep{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		},
+	))
 }

@@ -2,12 +2,14 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
 // Both ways in the provider block are refused by the provider's config validators, which Terraform
@@ -54,5 +56,51 @@ func TestProviderValidateConfig_TokenAndKeys(t *testing.T) {
 				t.Errorf("the error does not name token: %q", errs)
 			}
 		})
+	}
+}
+
+// Both ways to authenticate at once are refused at plan, before any request: in the provider block
+// (the config validators), and in the environment.
+func TestAccToken_bothSchemesRefused(t *testing.T) {
+	srv := newTokenEmulator(t)
+	const vpc = `
+resource "dbcloud_vpc" "net" {
+  name        = "both"
+  cidr        = "10.20.0.0/16"
+  region_code = "us-east-1"
+}
+`
+	t.Run("provider block", func(t *testing.T) {
+		resource.Test(t, testCase(t, srv, resource.TestStep{
+			Config: fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  token      = %q
+  access_key = %q
+  secret_key = %q
+  project_id = %q
+}
+`, srv.URL, testToken, testAccessKey, testSecretKey, testProjectID) + vpc,
+			PlanOnly:    true,
+			ExpectError: words("cannot be configured together", "token", "access_key"),
+		}))
+	})
+	t.Run("environment", func(t *testing.T) {
+		t.Setenv(EnvToken, testToken)
+		t.Setenv(EnvAccessKey, testAccessKey)
+		t.Setenv(EnvSecretKey, testSecretKey)
+		resource.Test(t, testCase(t, srv, resource.TestStep{
+			Config: fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  project_id = %q
+}
+`, srv.URL, testProjectID) + vpc,
+			PlanOnly:    true,
+			ExpectError: words("Two ways to authenticate", "Both DBCLOUD_TOKEN and DBCLOUD_ACCESS_KEY/DBCLOUD_SECRET_KEY are set"),
+		}))
+	})
+	if n := srv.Calls(""); n != 0 {
+		t.Errorf("%d requests reached the API: %s", n, requestList(srv.Requests()))
 	}
 }

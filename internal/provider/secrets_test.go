@@ -151,3 +151,37 @@ resource "dbcloud_service" "db" {
 		t.Errorf("the diagnostic does not show the echoed body (message and details) masked")
 	}
 }
+
+// With TRACE logging on, a create and an update with a token log every API call, but never the token.
+// Not parallel: it sets process-wide logging variables.
+func TestAccToken_neverLogged(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TF_LOG", "TRACE")
+	t.Setenv("TF_LOG_PATH_MASK", filepath.Join(dir, "%s.log"))
+	srv := newTokenEmulator(t)
+	config := func(name string) string {
+		return tokenProviderBlock(srv, testToken, testProjectID) + `
+resource "dbcloud_service" "logged" {
+  name = "` + name + `"
+}
+`
+	}
+	resource.Test(t, testCase(t, srv,
+		resource.TestStep{Config: config("logged")},
+		resource.TestStep{Config: config("logged-renamed")},
+	))
+	text := providerLogs(t, dir)
+	if !strings.Contains(text, "dbcloud API request") || !strings.Contains(text, "/rename") {
+		t.Fatalf("the provider's API calls were not logged (%d bytes): the test would prove nothing", len(text))
+	}
+	if strings.Contains(text, testToken) {
+		t.Error("the token appears in the provider's logs")
+	}
+	if !strings.Contains(text, "Bearer ***") {
+		t.Error("the requests' Authorization header is not logged masked as \"Bearer ***\"")
+	}
+	// The JWT's parts are not logged either (a log line cut at a dot would still leak the signature).
+	if sig := testToken[strings.LastIndex(testToken, ".")+1:]; strings.Contains(text, sig) {
+		t.Error("the token's signature appears in the provider's logs")
+	}
+}
