@@ -1,10 +1,14 @@
 package provider
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 )
 
 // The plan-time check of the credentials (issue 37, credentials_check.go): a wrong key or token, or a
@@ -107,5 +111,41 @@ terraform {
 	tf.must("destroy", "-auto-approve", "-input=false")
 	if n := srv.Calls("getAuthInfo"); n != 0 {
 		t.Errorf("a destroy sent %d getAuthInfo, want none", n)
+	}
+}
+
+// What a plan can see fails at plan: a base_url without /v1 (with the fix), a timeout that is not
+// positive, a project the credentials may not use; and a plan that leaves allow_replacement on
+// without a replacement warns.
+func TestAccFirstContact_planTimeChecks(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Projects = []string{testProjectID, "tp2project0"} })
+	root := strings.TrimSuffix(srv.URL, "/v1")
+	provider := func(baseURL, project string) string { return providerBlockOf(baseURL, testSecretKey, project) }
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config:      provider(root, testProjectID) + firstContactService,
+			PlanOnly:    true,
+			ExpectError: words("base_url lacks the API version /v1", fmt.Sprintf("Did you mean %q", root+"/v1")),
+		},
+		resource.TestStep{
+			Config: providerBlock(srv) + `
+resource "dbcloud_service" "fc" {
+  name = "first-contact"
+  timeouts {
+    create = "-5m"
+  }
+}
+`,
+			PlanOnly:    true,
+			ExpectError: words("timeouts.create must be a positive duration", `got "-5m"`),
+		},
+		resource.TestStep{
+			Config:      provider(srv.URL, "wrongproj1") + firstContactService,
+			PlanOnly:    true,
+			ExpectError: words("project_id wrongproj1 is not one the credentials may use (projects you may use: tp1project0, tp2project0)"),
+		},
+	))
+	if n := srv.Calls("createService"); n != 0 {
+		t.Errorf("%d services created", n)
 	}
 }

@@ -685,3 +685,45 @@ func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
 		t.Fatalf("createReplicaSet sent %d times, want 1", n)
 	}
 }
+
+// A read replica set on a service the plan knows is paused, and a change of a set on one, fail at
+// plan; a plan that resumes the service in the same apply is not refused.
+func TestAccFirstContact_replicaSetOnPausedService(t *testing.T) {
+	srv := newTestEmulator(t)
+	cfg := func(paused bool, set string) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "fc" {
+  name   = "first-contact"
+  paused = %t
+}
+%s`, paused, set)
+	}
+	set := func(name string, cpu int) string {
+		return fmt.Sprintf(`
+resource "dbcloud_read_replica_set" %q {
+  service_id = dbcloud_service.fc.id
+  name       = %q
+  cpu_millis = %d
+  memory_gbs = %d
+}
+`, name, name, cpu, cpu/250)
+	}
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg(false, set("reader", 500))},
+		resource.TestStep{Config: cfg(true, set("reader", 500))},
+		resource.TestStep{
+			Config: cfg(true, set("reader", 1000)), PlanOnly: true,
+			ExpectError: words("Service is paused", "read replica set", "(reader) cannot be changed", "Set paused = false"),
+		},
+		resource.TestStep{
+			Config: cfg(true, set("reader", 500)+set("reader2", 500)), PlanOnly: true,
+			ExpectError: words("Service is paused", `read replica set "reader2" cannot be created`),
+		},
+		// Resuming the service in the same apply is not refused.
+		resource.TestStep{Config: cfg(false, set("reader", 1000)+set("reader2", 500)), PlanOnly: true, ExpectNonEmptyPlan: true},
+		resource.TestStep{Config: cfg(false, set("reader", 500))},
+	))
+	if n := srv.Calls("resizeReplicaSet"); n != 0 {
+		t.Errorf("%d resizes sent", n)
+	}
+}

@@ -633,3 +633,26 @@ resource "dbcloud_service" "later" {
 		},
 	))
 }
+
+// A plan that leaves allow_replacement = true and replaces nothing warns that the guard is off.
+func TestAccFirstContact_allowReplacementLeftOnWarns(t *testing.T) {
+	skipUnlessAcc(t)
+	srv := newTestEmulator(t)
+	w := firstContactWorkdir(t, srv, fmt.Sprintf("base_url = %q", srv.URL), `
+resource "dbcloud_service" "fc" {
+  name              = "first-contact"
+  allow_replacement = true
+}
+`)
+	if out, err := w.run("apply", "-input=false", "-no-color", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, tail(out, 30))
+	}
+	t.Cleanup(func() { _, _ = w.run("destroy", "-input=false", "-no-color", "-auto-approve") })
+	out, err := w.run("plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, tail(out, 30))
+	}
+	if !strings.Contains(out, "Warning: allow_replacement is on: the replacement guard is off") {
+		t.Errorf("no warning that the guard is off:\n%s", tail(out, 30))
+	}
+}
