@@ -74,6 +74,12 @@ func outageProviderFactoriesWith(retry *api.RetryPolicy) map[string]func() (tfpr
 	}
 }
 
+// outageProviderServer is the provider of the outage tests (a backoff capped at 2 s at full scale, the
+// default budget of reads), for the tests that drive the terraform binary themselves.
+func outageProviderServer() (tfprotov6.ProviderServer, error) {
+	return outageProviderFactories()["dbcloud"]()
+}
+
 var outageKinds = []emulator.OutageKind{emulator.OutageUnavailable, emulator.OutageDrop}
 
 // forEachOutageKind runs test as a parallel subtest for each kind of outage.
@@ -431,5 +437,61 @@ resource "dbcloud_vpc" "net" {
 				}
 			})
 		}
+	})
+}
+
+// A fork sent into 45 s of outage (at full scale: outageWindow) that starts at the fork call itself, for
+// both kinds of outage: the `fork` block of dbcloud_service here, the dbcloud_service_fork action in
+// TestAccServiceForkAction_outage (service_fork_action_test.go). A fork whose answer was lost (a dropped
+// connection) is looked for once the API answers, and sent again only when the look proves it was not
+// made: exactly one fork is made, and the plan after is empty.
+
+const forkOutageConfig = `
+resource "dbcloud_service" "source" {
+  name = "outage-source"
+}
+
+resource "dbcloud_service" "fork" {
+  name = "outage-fork"
+  fork {
+    source_service_id = dbcloud_service.source.id
+    strategy          = "NOW"
+  }
+}
+`
+
+// The fork block: an apply that creates a source and its fork, with the outage starting at the fork.
+// The fork is made once, its answer (with initial_password) is the one in state, the plan after is
+// empty.
+func TestAccOutage_forkSentIntoOutage(t *testing.T) {
+	t.Parallel()
+	window := outageWindow(45 * time.Second)
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		srv := newTestEmulator(t)
+		name := "fork sent into " + window.String() + " of " + kind.String()
+		var started time.Time
+		resource.Test(t, outageCase(t, srv, resource.TestStep{
+			PreConfig: func() {
+				started = time.Now()
+				srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "forkService"})
+			},
+			Config:           providerBlock(srv) + forkOutageConfig,
+			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction("dbcloud_service.fork", plancheck.ResourceActionCreate)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				outageRidden(t, srv, name, &started),
+				oneCreateEach(srv, map[string]int{"createService": 1, "forkService": 1}),
+				func(s *terraform.State) error {
+					source, fork := s.RootModule().Resources["dbcloud_service.source"], s.RootModule().Resources["dbcloud_service.fork"]
+					if source == nil || fork == nil {
+						return fmt.Errorf("%s: the source or the fork is not in state", name)
+					}
+					return oneForkOf(t, srv, name, source.Primary.ID, fork.Primary.ID)
+				},
+				resource.TestCheckResourceAttrPair("dbcloud_service.fork", "forked_from.service_id", "dbcloud_service.source", "id"),
+				resource.TestCheckResourceAttr("dbcloud_service.fork", "status", "READY"),
+				// The answer of the fork that was made, not an adoption (whose password is unknown).
+				resource.TestCheckResourceAttrSet("dbcloud_service.fork", "initial_password"),
+			),
+		}))
 	})
 }
