@@ -405,3 +405,77 @@ resource "dbcloud_service" "test" {
 		},
 	))
 }
+
+// Updates whose answers are lost are resolved by looking: a change the service shows applied is not
+// sent again (resize answered 500 after it was carried out; attach whose connection dropped after it
+// was carried out); a change that did not happen is sent again once the service is READY (environment
+// answered 500, pooler answered 503, both without doing anything). The apply succeeds either way.
+func TestAccFlakyAPI_lostUpdateAnswers(t *testing.T) {
+	srv := newTestEmulator(t)
+	config := func(cpu, mem int, env string, pooler bool, withVPC bool) string {
+		vpc := ""
+		if withVPC {
+			vpc = "vpc_id = dbcloud_vpc.net.id"
+		}
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_vpc" "net" {
+  name        = "flaky-update-net"
+  cidr        = "10.60.0.0/16"
+  region_code = "us-east-1"
+}
+
+resource "dbcloud_service" "db" {
+  name                      = "flaky-update"
+  region_code               = "us-east-1"
+  cpu_millis                = %d
+  memory_gbs                = %d
+  environment               = %q
+  connection_pooler_enabled = %t
+  %s
+}
+`, cpu, mem, env, pooler, vpc)
+	}
+	var id string
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: config(1000, 4, "DEV", false, false),
+			Check:  netTestCapture("dbcloud_service.db", "id", &id),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				srv.ResetRequests()
+				srv.InjectFault("resizeService", emulator.FaultCommitThenFail, 1)
+				srv.InjectFault("attachServiceToVPC", emulator.FaultCommitThenDrop, 1)
+				srv.InjectFault("setEnvironment", emulator.FaultServerError, 1)
+				srv.InjectFault("enablePooler", emulator.FaultUnavailable, 1)
+			},
+			Config: config(2000, 8, "PROD", true, true),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction("dbcloud_service.db", plancheck.ResourceActionUpdate),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr("dbcloud_service.db", "id", &id),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "cpu_millis", "2000"),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "environment", "PROD"),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "connection_pooler_enabled", "true"),
+				resource.TestCheckResourceAttrPair("dbcloud_service.db", "vpc_id", "dbcloud_vpc.net", "id"),
+				func(*terraform.State) error {
+					for op, want := range map[string]int{
+						"resizeService": 1, "attachServiceToVPC": 1, // carried out: looked, not sent again
+						"setEnvironment": 2, "enablePooler": 2, // not carried out: sent again
+					} {
+						if got := srv.Calls(op); got != want {
+							return fmt.Errorf("%s sent %d times, want %d", op, got, want)
+						}
+					}
+					svc, _ := srv.Service(testProjectID, id)
+					f := flattenService(&svc)
+					if f.CPUMillis.ValueInt64() != 2000 || f.Environment.ValueString() != "PROD" || !f.ConnectionPoolerEnabled.ValueBool() || f.VpcID.IsNull() {
+						return fmt.Errorf("emulator state not as configured: %+v", f)
+					}
+					return nil
+				},
+			),
+		},
+	))
+}
