@@ -573,3 +573,18 @@ func requestList(reqs []emulator.Request) string {
 	}
 	return "[" + strings.Join(out, ", ") + "]"
 }
+
+// newTFWorkdirOnAccCLI is newTFWorkdir on the acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH), with the provider at the address that CLI gives dbcloud/dbcloud.
+func newTFWorkdirOnAccCLI(t *testing.T, srv *emulatortest.Server, resources string) *tfWorkdir {
+	t.Helper()
+	opts := tfOptions{perCommand: true}
+	if acceptanceCLIIsOpenTofu(t) {
+		opts.addr = "registry.opentofu.org/dbcloud/dbcloud"
+	}
+	w := newTF(t, opts)
+	w.srv = srv
+	w.write(resources)
+	w.must("init", "-input=false")
+	return w
+}
