@@ -339,10 +339,10 @@ func TestAccPostgreSQLProvider_build(t *testing.T) {
 }
 
 // The probe: a login exists only while Terraform runs, so a test that needs one (the logins of
-// dbcloud_service_credentials, outage_reads_test.go) checks it inside the apply: a terraform_data's
-// local-exec provisioner runs this test binary again as a probe (credsProbeEnv set to its mode), with
-// the login's connection_uri in its environment; the probe logs in, tries what the test asks and
-// writes what it saw to a file the test reads afterwards (readProbe).
+// dbcloud_service_credentials, TestAccOutage_readsLoginQueryAndAction) checks it inside the apply: a
+// terraform_data's local-exec provisioner runs this test binary again as a probe (credsProbeEnv set to
+// its mode), with the login's connection_uri in its environment; the probe logs in, tries what the
+// test asks and writes what it saw to a file the test reads afterwards (readProbe).
 
 const credsProbeEnv = "DBCLOUD_CREDS_PROBE"
 
