@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -21,68 +21,7 @@ import (
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
-
-// BenchmarkWaitServiceReady measures how long the provider takes to see a new service READY when the
-// API needs 120ms (FastTiming: QUEUED then CONFIGURING). "A fast API means a fast apply": the
-// reported overshoot-ms is the time spent waiting beyond the API's own transition time, and
-// polls/op is how many GETs it cost, with the production backoff and with the test backoff.
-func BenchmarkWaitServiceReady(b *testing.B) {
-	for _, bc := range []struct {
-		name    string
-		backoff wait.Backoff
-	}{{"default-backoff", wait.DefaultBackoff}, {"test-backoff", testBackoff}} {
-		b.Run(bc.name, func(b *testing.B) {
-			timing := emulator.FastTiming()
-			srv := emulator.NewServer(emulator.Options{AccessKey: testAccessKey, SecretKey: testSecretKey, Timing: timing})
-			defer srv.Close()
-			client, err := api.New(api.Config{BaseURL: srv.URL, AccessKey: testAccessKey, SecretKey: testSecretKey, ProjectID: testProjectID})
-			if err != nil {
-				b.Fatal(err)
-			}
-			pd := &providerData{client: client, backoff: bc.backoff}
-			ctx := context.Background()
-			apiTime := timing.ServiceQueued + timing.ServiceConfiguring
-			var overshoot time.Duration
-			srv.ResetRequests()
-			for i := 0; b.Loop(); i++ {
-				svc, err := client.CreateService(ctx, api.ServiceCreate{Name: fmt.Sprintf("bench-%d", i)})
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				if _, err := waitServiceReady(ctx, pd, *svc.ServiceID, true); err != nil {
-					b.Fatal(err)
-				}
-				overshoot += time.Since(start) - apiTime
-			}
-			b.ReportMetric(float64(overshoot.Milliseconds())/float64(b.N), "overshoot-ms/op")
-			b.ReportMetric(float64(srv.Calls("getService"))/float64(b.N), "polls/op")
-		})
-	}
-}
-
-// BenchmarkFlattenService measures mapping one API record to Terraform values.
-func BenchmarkFlattenService(b *testing.B) {
-	svc := &api.Service{
-		ServiceID: ptr("rp1pz7uyae"), ProjectID: ptr("tp1project0"), Name: ptr("bench"), RegionCode: ptr("us-east-1"),
-		ServiceType: ptr("TIMESERIESDB"), Status: ptr(api.READY),
-		Resources:   &[]api.Resource{{ID: ptr("r1"), Spec: &api.ResourceSpec{CPUMillis: ptr(1000), MemoryGbs: ptr(4), VolumeType: ptr("gp3")}}},
-		Metadata:    &api.ServiceMetadata{Environment: ptr("PROD")},
-		Endpoint:    &api.Endpoint{Host: ptr("rp1pz7uyae.tp1project0.db.dbcloud.example"), Port: ptr(5432)},
-		HaReplicas:  &api.HAReplicas{ReplicaCount: ptr(2), SyncReplicaCount: ptr(1)},
-		VpcEndpoint: &api.VPCEndpoint{Host: ptr("v.example"), Port: ptr(5432), VpcID: ptr("1234567890")},
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		var m serviceResourceModel
-		m.applyRecord(svc, "tp1project0")
-		benchSink = m
-	}
-}
-
-var benchSink serviceResourceModel
 
 // ---- the plan of one service, as terraform plan drives the protocol ----
 
@@ -357,17 +296,17 @@ func (floorProvider) Schema(context.Context, provider.SchemaRequest, *provider.S
 func (floorProvider) Configure(context.Context, provider.ConfigureRequest, *provider.ConfigureResponse) {
 }
 func (floorProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
-func (p floorProvider) Resources(context.Context) []func() resource.Resource {
-	return []func() resource.Resource{func() resource.Resource { return floorResource(p) }}
+func (p floorProvider) Resources(context.Context) []func() fwresource.Resource {
+	return []func() fwresource.Resource{func() fwresource.Resource { return floorResource(p) }}
 }
 
 type floorResource floorProvider
 
-func (floorResource) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
+func (floorResource) Metadata(_ context.Context, _ fwresource.MetadataRequest, resp *fwresource.MetadataResponse) {
 	resp.TypeName = "floor_static"
 }
 
-func (r floorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r floorResource) Schema(_ context.Context, _ fwresource.SchemaRequest, resp *fwresource.SchemaResponse) {
 	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	attrs := map[string]schema.Attribute{
 		"id":   schema.StringAttribute{Computed: true, PlanModifiers: keep},
@@ -379,10 +318,10 @@ func (r floorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 	resp.Schema = schema.Schema{Attributes: attrs}
 }
 
-func (floorResource) Create(context.Context, resource.CreateRequest, *resource.CreateResponse) {}
-func (floorResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse)       {}
-func (floorResource) Update(context.Context, resource.UpdateRequest, *resource.UpdateResponse) {}
-func (floorResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (floorResource) Create(context.Context, fwresource.CreateRequest, *fwresource.CreateResponse) {}
+func (floorResource) Read(context.Context, fwresource.ReadRequest, *fwresource.ReadResponse)       {}
+func (floorResource) Update(context.Context, fwresource.UpdateRequest, *fwresource.UpdateResponse) {}
+func (floorResource) Delete(context.Context, fwresource.DeleteRequest, *fwresource.DeleteResponse) {}
 
 // BenchmarkPlanFloor makes BenchmarkPlanService's calls for floor_static with 10 attributes
 // (time_static's count) and 35 (dbcloud_service's): the difference between the two is what the

@@ -9,15 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // Issue 42: first contact. An API never reached in a run fails within seconds naming base_url; an
 // outage after the first answer is still ridden out, and the run ends with a warning saying so;
-// outage_timeout bounds a plan's refresh; and the mistakes a plan can see fail at plan.
+// outage_timeout bounds a plan's refresh. The issue's mistakes that a plan can see fail at plan beside
+// the code that sees them: TestAccFirstContact_planTimeChecks (credentials_check_test.go), the
+// replica sets of a paused service (read_replica_set_resource_test.go) and allow_replacement left on
+// (service_plan_test.go).
 
 // firstContactWorkdir is a terraform working directory (initialised) whose provider block is
 // settings (the credentials are added; base_url only when settings sets it, else the environment's
@@ -214,132 +215,5 @@ resource "dbcloud_service" "fc2" {
 	}
 	if secs, _ := strconv.Atoi(m[1]); time.Duration(secs)*time.Second < budget-time.Second || time.Duration(secs)*time.Second > took+time.Second {
 		t.Errorf("the error says the API was unavailable for %ss; the plan waited %s with outage_timeout %s", m[1], took, budget)
-	}
-}
-
-// What a plan can see fails at plan: a base_url without /v1 (with the fix), a timeout that is not
-// positive, a project the credentials may not use; and a plan that leaves allow_replacement on
-// without a replacement warns.
-func TestAccFirstContact_planTimeChecks(t *testing.T) {
-	srv := newTestEmulator(t, func(o *emulator.Options) { o.Projects = []string{testProjectID, "tp2project0"} })
-	root := strings.TrimSuffix(srv.URL, "/v1")
-	provider := func(baseURL, project string) string { return providerBlockOf(baseURL, testSecretKey, project) }
-	resource.ParallelTest(t, testCase(t, srv,
-		resource.TestStep{
-			Config:      provider(root, testProjectID) + firstContactService,
-			PlanOnly:    true,
-			ExpectError: words("base_url lacks the API version /v1", fmt.Sprintf("Did you mean %q", root+"/v1")),
-		},
-		resource.TestStep{
-			Config: providerBlock(srv) + `
-resource "dbcloud_service" "fc" {
-  name = "first-contact"
-  timeouts {
-    create = "-5m"
-  }
-}
-`,
-			PlanOnly:    true,
-			ExpectError: words("timeouts.create must be a positive duration", `got "-5m"`),
-		},
-		resource.TestStep{
-			Config:      provider(srv.URL, "wrongproj1") + firstContactService,
-			PlanOnly:    true,
-			ExpectError: words("project_id wrongproj1 is not one the credentials may use (projects you may use: tp1project0, tp2project0)"),
-		},
-	))
-	if n := srv.Calls("createService"); n != 0 {
-		t.Errorf("%d services created", n)
-	}
-}
-
-// A read replica set on a service the plan knows is paused, and a change of a set on one, fail at
-// plan; a plan that resumes the service in the same apply is not refused.
-func TestAccFirstContact_replicaSetOnPausedService(t *testing.T) {
-	srv := newTestEmulator(t)
-	cfg := func(paused bool, set string) string {
-		return providerBlock(srv) + fmt.Sprintf(`
-resource "dbcloud_service" "fc" {
-  name   = "first-contact"
-  paused = %t
-}
-%s`, paused, set)
-	}
-	set := func(name string, cpu int) string {
-		return fmt.Sprintf(`
-resource "dbcloud_read_replica_set" %q {
-  service_id = dbcloud_service.fc.id
-  name       = %q
-  cpu_millis = %d
-  memory_gbs = %d
-}
-`, name, name, cpu, cpu/250)
-	}
-	resource.ParallelTest(t, testCase(t, srv,
-		resource.TestStep{Config: cfg(false, set("reader", 500))},
-		resource.TestStep{Config: cfg(true, set("reader", 500))},
-		resource.TestStep{
-			Config: cfg(true, set("reader", 1000)), PlanOnly: true,
-			ExpectError: words("Service is paused", "read replica set", "(reader) cannot be changed", "Set paused = false"),
-		},
-		resource.TestStep{
-			Config: cfg(true, set("reader", 500)+set("reader2", 500)), PlanOnly: true,
-			ExpectError: words("Service is paused", `read replica set "reader2" cannot be created`),
-		},
-		// Resuming the service in the same apply is not refused.
-		resource.TestStep{Config: cfg(false, set("reader", 1000)+set("reader2", 500)), PlanOnly: true, ExpectNonEmptyPlan: true},
-		resource.TestStep{Config: cfg(false, set("reader", 500))},
-	))
-	if n := srv.Calls("resizeReplicaSet"); n != 0 {
-		t.Errorf("%d resizes sent", n)
-	}
-}
-
-// A plan that leaves allow_replacement = true and replaces nothing warns that the guard is off.
-func TestAccFirstContact_allowReplacementLeftOnWarns(t *testing.T) {
-	skipUnlessAcc(t)
-	srv := newTestEmulator(t)
-	w := firstContactWorkdir(t, srv, fmt.Sprintf("base_url = %q", srv.URL), `
-resource "dbcloud_service" "fc" {
-  name              = "first-contact"
-  allow_replacement = true
-}
-`)
-	if out, err := w.run("apply", "-input=false", "-no-color", "-auto-approve"); err != nil {
-		t.Fatalf("apply: %v\n%s", err, tail(out, 30))
-	}
-	t.Cleanup(func() { _, _ = w.run("destroy", "-input=false", "-no-color", "-auto-approve") })
-	out, err := w.run("plan", "-input=false", "-no-color")
-	if err != nil {
-		t.Fatalf("plan: %v\n%s", err, tail(out, 30))
-	}
-	if !strings.Contains(out, "Warning: allow_replacement is on: the replacement guard is off") {
-		t.Errorf("no warning that the guard is off:\n%s", tail(out, 30))
-	}
-}
-
-// base_url without /v1 is refused when the provider is configured, with the URL it should be.
-func TestProviderConfigure_BaseURLNeedsVersion(t *testing.T) {
-	for url, want := range map[string]string{
-		"http://127.0.0.1:8080":                  `Did you mean "http://127.0.0.1:8080/v1"`,
-		"https://api.example.com/public/api/":    `Did you mean "https://api.example.com/public/api/v1"`,
-		"https://api.example.com/public/api/v1/": "",
-	} {
-		t.Run(url, func(t *testing.T) {
-			clearEnv(t)
-			cfg := fullConfig()
-			cfg["base_url"] = url
-			resp := configure(t, cfg)
-			text := diagText(resp)
-			if want == "" {
-				if resp.Diagnostics.HasError() {
-					t.Fatalf("unexpected error: %s", text)
-				}
-				return
-			}
-			if !strings.Contains(text, want) || !strings.Contains(text, EnvBaseURL) {
-				t.Fatalf("want an error with %q naming %s, got: %s", want, EnvBaseURL, text)
-			}
-		})
 	}
 }

@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -20,6 +16,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
 )
 
 // Shared helpers of the acceptance tests: the emulator and provider set-up, the Exists / Destroyed /
@@ -504,4 +505,86 @@ func needsWriteOnly(tc resource.TestCase) resource.TestCase {
 // proxyProviderBlock is the provider configuration with the API behind the proxy at url.
 func proxyProviderBlock(url string) string {
 	return providerBlockAt(url+emulator.BasePath, testSecretKey)
+}
+
+// svcCalls checks how often the emulator saw an operation.
+func svcCalls(srv *emulatortest.Server, operationID string, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if got := srv.Calls(operationID); got != want {
+			return fmt.Errorf("emulator saw %d %s calls, want %d", got, operationID, want)
+		}
+		return nil
+	}
+}
+
+// svcEmuStatus checks the service's status in the emulator.
+func svcEmuStatus(srv *emulatortest.Server, id *string, want api.ServiceStatus) resource.TestCheckFunc {
+	return svcInEmulator(srv, id, func(s api.Service) error {
+		if deref(s.Status) != want {
+			return fmt.Errorf("emulator status %s, want %s", deref(s.Status), want)
+		}
+		return nil
+	})
+}
+
+// svcCompareSame is compare.ValuesSame without importing a second package name into the file.
+type svcCompareSame struct{}
+
+func (svcCompareSame) CompareValues(values ...any) error {
+	for i := 1; i < len(values); i++ {
+		if fmt.Sprint(values[i]) != fmt.Sprint(values[0]) {
+			return fmt.Errorf("expected values to be the same: %v != %v", values[0], values[i])
+		}
+	}
+	return nil
+}
+
+// Bearer tokens (issue 36): the tests of tokens run against an emulator that accepts the tokens of
+// Options.BearerTokens besides the tests' key pair.
+const (
+	testToken    = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaSJ9.dGVzdC10b2tlbi1kby1ub3QtbG9n"
+	testNewToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaTIifQ.bmV3LXRva2VuLWRvLW5vdC1sb2c"
+)
+
+// newTokenEmulator starts an emulator that accepts testToken and testNewToken (and the key pair).
+func newTokenEmulator(t *testing.T, mods ...func(*emulator.Options)) *emulatortest.Server {
+	t.Helper()
+	return newTestEmulator(t, append([]func(*emulator.Options){func(o *emulator.Options) {
+		o.BearerTokens = []string{testToken, testNewToken}
+	}}, mods...)...)
+}
+
+// tokenProviderBlock is the provider configuration that authenticates to srv with token only.
+func tokenProviderBlock(srv *emulatortest.Server, token, projectID string) string {
+	return fmt.Sprintf(`
+provider "dbcloud" {
+  base_url   = %q
+  token      = %q
+  project_id = %q
+}
+`, srv.URL, token, projectID)
+}
+
+// requestList is the emulator's request log, one "METHOD path -> status" per request, for messages.
+func requestList(reqs []emulator.Request) string {
+	out := make([]string, 0, len(reqs))
+	for _, r := range reqs {
+		out = append(out, fmt.Sprintf("%s %s -> %d", r.Method, r.Path, r.Status))
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+// newTFWorkdirOnAccCLI is newTFWorkdir on the acceptance tests' CLI (TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH), with the provider at the address that CLI gives dbcloud/dbcloud.
+func newTFWorkdirOnAccCLI(t *testing.T, srv *emulatortest.Server, resources string) *tfWorkdir {
+	t.Helper()
+	opts := tfOptions{perCommand: true}
+	if acceptanceCLIIsOpenTofu(t) {
+		opts.addr = "registry.opentofu.org/dbcloud/dbcloud"
+	}
+	w := newTF(t, opts)
+	w.srv = srv
+	w.write(resources)
+	w.must("init", "-input=false")
+	return w
 }

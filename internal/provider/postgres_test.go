@@ -2,9 +2,11 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -334,4 +336,227 @@ func TestAccPostgreSQLProvider_build(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, thirdparty.PostgreSQL.Binary())); err != nil || fi.Mode()&0o111 == 0 {
 		t.Fatalf("no executable provider in %s: %v", dir, err)
 	}
+}
+
+// The probe: a login exists only while Terraform runs, so a test that needs one (the logins of
+// dbcloud_service_credentials, TestAccOutage_readsLoginQueryAndAction) checks it inside the apply: a
+// terraform_data's local-exec provisioner runs this test binary again as a probe (credsProbeEnv set to
+// its mode), with the login's connection_uri in its environment; the probe logs in, tries what the
+// test asks and writes what it saw to a file the test reads afterwards (readProbe).
+
+const credsProbeEnv = "DBCLOUD_CREDS_PROBE"
+
+func init() {
+	if mode := os.Getenv(credsProbeEnv); mode != "" {
+		os.Exit(credsProbe(mode))
+	}
+}
+
+// credsProbeResult is what the probe saw.
+type credsProbeResult struct {
+	User             string    `json:"user"`
+	Password         string    `json:"password"`
+	ValidUntil       time.Time `json:"valid_until"`
+	Now              time.Time `json:"now"`
+	ExpiresAt        string    `json:"expires_at"`
+	StatementTimeout string    `json:"statement_timeout"`
+	Read             string    `json:"read"`
+	WriteCode        string    `json:"write_code"`
+	WorkDir          string    `json:"work_dir"`
+	Err              string    `json:"err"`
+}
+
+// credsProbe logs in with $CREDS_URI; mode "write" makes a table as the application role and
+// writes to it, mode "read" reads app_data, turns default_transaction_read_only off and tries to
+// write, mode "sql" runs $CREDS_SQL. It writes its result to $CREDS_OUT.
+func credsProbe(mode string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res := credsProbeResult{ExpiresAt: os.Getenv("CREDS_EXPIRES")}
+	res.WorkDir, _ = os.Getwd() // Terraform's working directory: where the state is
+	err := func() error {
+		u, err := url.Parse(os.Getenv("CREDS_URI"))
+		if err != nil {
+			return err
+		}
+		res.Password, _ = u.User.Password()
+		conn, err := pgx.Connect(ctx, u.String())
+		if err != nil {
+			return err
+		}
+		defer func() { _ = conn.Close(ctx) }()
+		if mode == "sql" { // run $CREDS_SQL (any role, tsdbadmin too)
+			if _, err := conn.Exec(ctx, os.Getenv("CREDS_SQL")); err != nil {
+				return err
+			}
+			return conn.QueryRow(ctx, "SELECT session_user").Scan(&res.User)
+		}
+		if err := conn.QueryRow(ctx, `SELECT current_user, rolvaliduntil, now(), current_setting('statement_timeout')
+			FROM pg_roles WHERE rolname = current_user`).Scan(&res.User, &res.ValidUntil, &res.Now, &res.StatementTimeout); err != nil {
+			return err
+		}
+		switch mode {
+		case "write":
+			for _, s := range []string{"SET ROLE app", "CREATE TABLE made_by_login (v text)", "INSERT INTO made_by_login VALUES ('from the login')", "RESET ROLE"} {
+				if _, err := conn.Exec(ctx, s); err != nil {
+					return fmt.Errorf("%s: %w", s, err)
+				}
+			}
+			return conn.QueryRow(ctx, "SELECT v FROM made_by_login").Scan(&res.Read)
+		case "read":
+			if err := conn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&res.Read); err != nil {
+				return err
+			}
+			// The service refuses this in a read-only session (25006); the write below is what
+			// counts either way.
+			_, _ = conn.Exec(ctx, "SET default_transaction_read_only = off")
+			_, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('written by a read-only login')")
+			res.WriteCode = sqlStateOf(err)
+			if err == nil {
+				res.WriteCode = "none: the write worked"
+			}
+			return nil
+		}
+		return fmt.Errorf("unknown probe mode %q", mode)
+	}()
+	if err != nil {
+		res.Err = err.Error()
+	}
+	b, _ := json.Marshal(res)
+	// Written whole (a temporary file, then a rename): tests wait for the file to appear.
+	outFile := os.Getenv("CREDS_OUT")
+	werr := os.WriteFile(outFile+".tmp", b, 0o600)
+	if werr == nil {
+		werr = os.Rename(outFile+".tmp", outFile)
+	}
+	if werr != nil || err != nil {
+		fmt.Fprintln(os.Stderr, "probe:", res.Err, werr)
+		return 1
+	}
+	return 0
+}
+
+func readProbe(file string) (credsProbeResult, error) {
+	var r credsProbeResult
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return r, fmt.Errorf("the probe left no result: %w", err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, err
+	}
+	if r.Err != "" {
+		return r, fmt.Errorf("probe: %s", r.Err)
+	}
+	return r, nil
+}
+
+func sqlStateOf(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code
+	}
+	return ""
+}
+
+// The runs users make with logins in their configuration, each one plain `terraform apply` (or
+// destroy), driven with the real terraform binary against the emulator with PostgreSQL behind it
+// (service_credentials_ephemeral_test.go, logins_stop_test.go, service_pauses_test.go). The
+// application's role is made as tsdbadmin by a provisioner in the same configuration (as the
+// connecting guide's example does with psql; the probe stands in for psql here).
+
+const runsBase = `
+variable "admin_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+variable "password_version" {
+  type = number
+}
+
+variable "region" {
+  type = string
+}
+
+resource "dbcloud_service" "app" {
+  name                      = "runs"
+  region_code               = var.region
+  allow_replacement         = true
+  connection_pooler_enabled = true
+  password_wo               = var.admin_password
+  password_wo_version       = var.password_version
+}
+`
+
+// runsLogins adds what the guide adds: the application's role (made as tsdbadmin), a login that is
+// a member of it and runs the migration (again when the service is replaced or the password
+// rotated), and a report that reads through the pooler with a read-only login.
+func runsLogins(dir string) string {
+	bin, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	return fmt.Sprintf(`
+resource "terraform_data" "app_role" {
+  triggers_replace = [dbcloud_service.app.id]
+
+  provisioner "local-exec" {
+    command = %[1]q
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI = provider::dbcloud::with_password(dbcloud_service.app.connection_uri, var.admin_password)
+      CREDS_SQL = "CREATE ROLE app NOLOGIN; GRANT USAGE, CREATE ON SCHEMA public TO app; GRANT app TO tsdbadmin"
+      CREDS_OUT = "%[3]s/app_role.json"
+    }
+  }
+}
+
+ephemeral "dbcloud_service_credentials" "migrate" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+  member_of      = ["app"]
+  ttl            = "15m"
+
+  depends_on = [terraform_data.app_role]
+}
+
+resource "terraform_data" "migrate" {
+  triggers_replace = [dbcloud_service.app.id, var.password_version]
+
+  provisioner "local-exec" {
+    command = %[1]q
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI = ephemeral.dbcloud_service_credentials.migrate.connection_uri
+      CREDS_SQL = "SET ROLE app; CREATE TABLE IF NOT EXISTS items (v text); INSERT INTO items VALUES ('migrated')"
+      CREDS_OUT = "%[3]s/migrate.json"
+    }
+  }
+}
+
+ephemeral "dbcloud_service_credentials" "report" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+  member_of      = ["app"]
+  read_only      = true
+
+  depends_on = [terraform_data.app_role]
+}
+
+resource "terraform_data" "report" {
+  triggers_replace = [terraform_data.migrate.id]
+
+  provisioner "local-exec" {
+    command = %[1]q
+    environment = {
+      %[2]s = "sql"
+      CREDS_URI = ephemeral.dbcloud_service_credentials.report.pooler_connection_uri
+      CREDS_SQL = "SELECT count(*) FROM items"
+      CREDS_OUT = "%[3]s/report.json"
+    }
+  }
+}
+`, bin, credsProbeEnv, dir)
 }

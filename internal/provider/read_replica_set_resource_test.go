@@ -1,23 +1,29 @@
 package provider
 
 import (
+	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
 // dbcloud_read_replica_set acceptance tests.
@@ -256,163 +262,6 @@ func TestAccReadReplicaSet_lifecycle(t *testing.T) {
 	))
 }
 
-// conflictProxy sits in front of the emulator: it answers 409 to the first createReplicaSet requests, and
-// while busyService is set it flips that service to READY after the provider has polled it busyPolls times.
-type conflictProxy struct {
-	srv *emulatortest.Server
-
-	mu              sync.Mutex
-	conflictsToSend int
-	creates         int
-	busyService     string
-	busyPolls       int
-	polledWhileBusy int
-	onListSets      func()
-}
-
-func (p *conflictProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	switch {
-	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/replicaSets"):
-		p.creates++
-		if p.conflictsToSend > 0 {
-			p.conflictsToSend--
-			p.mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusConflict)
-			_, _ = w.Write([]byte(`{"code":"CONFLICT","message":"service is CONFIGURING, not READY","details":"injected by the test proxy"}`))
-			return
-		}
-	case r.Method == http.MethodGet && p.busyService != "" && strings.HasSuffix(r.URL.Path, "/services/"+p.busyService):
-		p.polledWhileBusy++
-		if p.polledWhileBusy >= p.busyPolls {
-			p.srv.UpdateService(testProjectID, p.busyService, func(s *api.Service) { s.Status = ptr(api.READY) })
-			p.busyService = ""
-		}
-	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/replicaSets") && p.onListSets != nil:
-		p.onListSets()
-	}
-	p.mu.Unlock()
-	p.srv.ServeHTTP(w, r)
-}
-
-// A replica set created while its service is busy waits for READY, and a 409 from the create call is
-// waited out and the create sent again, instead of failing. A 409 that cannot clear by waiting (the set
-// is in status error) fails an update at once instead of waiting out the timeout.
-func TestAccReadReplicaSet_busyService(t *testing.T) {
-	srv := newTestEmulator(t)
-	svc := netTestService(t, srv, "busy-parent")
-	proxy := &conflictProxy{srv: srv, conflictsToSend: 1, busyPolls: 3}
-	ts := httptest.NewServer(proxy)
-	t.Cleanup(ts.Close)
-	busyConfig := func(cpu, mem int) string {
-		return proxyProviderBlock(ts.URL) + fmt.Sprintf(`
-resource "dbcloud_read_replica_set" "test" {
-  service_id = %q
-  name       = "patient"
-  cpu_millis = %d
-  memory_gbs = %d
-  timeouts {
-    update = "10m"
-  }
-}
-`, svc, cpu, mem)
-	}
-	var id string
-
-	resource.ParallelTest(t, testCase(t, srv,
-		resource.TestStep{
-			PreConfig: func() {
-				srv.UpdateService(testProjectID, svc, func(s *api.Service) { s.Status = ptr(api.CONFIGURING) })
-				proxy.mu.Lock()
-				proxy.busyService = svc
-				proxy.mu.Unlock()
-			},
-			Config:           busyConfig(500, 2),
-			ConfigPlanChecks: emptyPlanAfterApply(plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionCreate)),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(rsAddr, "status", "active"),
-				func(*terraform.State) error {
-					proxy.mu.Lock()
-					defer proxy.mu.Unlock()
-					if proxy.polledWhileBusy < proxy.busyPolls {
-						return fmt.Errorf("the provider polled the busy service %d times, want at least %d", proxy.polledWhileBusy, proxy.busyPolls)
-					}
-					if proxy.creates != 2 {
-						return fmt.Errorf("the provider sent %d creates, want 2 (one answered 409, one accepted)", proxy.creates)
-					}
-					return nil
-				},
-				netTestCalls(srv, "createReplicaSet", 1),
-				netTestCapture(rsAddr, "id", &id),
-			),
-		},
-		resource.TestStep{
-			PreConfig: func() {
-				srv.UpdateReplicaSet(testProjectID, svc, id, func(rs *api.ReadReplicaSet) { rs.Status = ptr(api.ReplicaSetStatusError) })
-			},
-			Config:      busyConfig(1000, 4),
-			ExpectError: words(`Could not update read replica set`, `is in status "error" and cannot be changed`, `-replace`),
-		},
-	))
-}
-
-// A set that ends in status error fails the apply with a message naming it and the status; the set
-// stays in state (tainted) and the final destroy removes it.
-func TestAccReadReplicaSet_errorStatus(t *testing.T) {
-	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ReplicaCreating = time.Hour })
-	svc := netTestService(t, srv, "error-parent")
-	proxy := &conflictProxy{srv: srv}
-	proxy.onListSets = func() {
-		s, _ := srv.Service(testProjectID, svc)
-		for _, rs := range deref(s.ReadReplicaSets) {
-			if deref(rs.Status) == api.ReplicaSetStatusCreating {
-				srv.UpdateReplicaSet(testProjectID, svc, deref(rs.ID), func(x *api.ReadReplicaSet) {
-					x.Status = ptr(api.ReplicaSetStatusError)
-				})
-			}
-		}
-	}
-	ts := httptest.NewServer(proxy)
-	t.Cleanup(ts.Close)
-
-	tc := testCase(t, srv,
-		resource.TestStep{
-			Config: proxyProviderBlock(ts.URL) + fmt.Sprintf(`
-resource "dbcloud_read_replica_set" "test" {
-  service_id = %q
-  name       = "doomed"
-  cpu_millis = 500
-  memory_gbs = 2
-}
-`, svc),
-			ExpectError: words(`read replica set "doomed"`, `is in status "error"`),
-		},
-		// The failed set was kept in state (tainted) with its status: the next plan replaces it.
-		resource.TestStep{
-			RefreshState:       true,
-			ExpectNonEmptyPlan: true,
-			RefreshPlanChecks: resource.RefreshPlanChecks{
-				PostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(rsAddr, plancheck.ResourceActionDestroyBeforeCreate)},
-			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttrSet(rsAddr, "id"),
-				resource.TestCheckResourceAttr(rsAddr, "status", "error"),
-				resource.TestCheckResourceAttr(rsAddr, "name", "doomed"),
-			),
-		},
-	)
-	tc.CheckDestroy = func(*terraform.State) error {
-		s, _ := srv.Service(testProjectID, svc)
-		if n := len(deref(s.ReadReplicaSets)); n != 0 {
-			// Deletion is asynchronous but the provider waits until the set has left the list.
-			return fmt.Errorf("service %s still has %d replica sets after destroy", svc, n)
-		}
-		return nil
-	}
-	resource.ParallelTest(t, tc)
-}
-
 // A replica set deleted behind Terraform's back leaves state on the next refresh, and the next plan
 // creates it again.
 func TestAccReadReplicaSet_disappears(t *testing.T) {
@@ -560,4 +409,161 @@ func TestAccReadReplicaSet_resumesTransitionalStatus(t *testing.T) {
 			),
 		},
 	))
+}
+
+// Ctrl-C during the create's wait (Terraform cancels the provider's context): the set stays in state
+// with its id and status creating, with a warning and no error, so Terraform does not taint it. The
+// next plan (ModifyPlan) plans status active, and Update waits for the set without a second create.
+func TestReadReplicaSetInterruptedCreateResumes(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ReplicaCreating = time.Hour })
+	svc := netTestService(t, srv, "interrupted-parent")
+	pd := &providerData{client: testClient(t, srv), backoff: testBackoff}
+	r := &readReplicaSetResource{resourceBase{typeName: "_read_replica_set", pd: pd}}
+	ctx := context.Background()
+	var sr fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &sr)
+	sch := sr.Schema
+	typ := sch.Type().TerraformType(ctx)
+
+	cfg := readReplicaSetModel{ServiceID: types.StringValue(svc), replicaSetFields: replicaSetFields{
+		ID: types.StringUnknown(), Name: types.StringValue("interrupted"),
+		Nodes: types.Int64Unknown(), CPUMillis: types.Int64Value(500), MemoryGbs: types.Int64Value(2),
+		Environment: types.StringValue("PROD"), ConnectionPoolerEnabled: types.BoolValue(true),
+		Status: types.StringUnknown(), Hostname: types.StringUnknown(), Port: types.Int64Unknown(),
+		PoolerHostname: types.StringUnknown(), PoolerPort: types.Int64Unknown()},
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType, "update": types.StringType, "delete": types.StringType})},
+	}
+	plan := tfsdk.Plan{Schema: sch, Raw: tftypes.NewValue(typ, nil)}
+	if d := plan.Set(ctx, &cfg); d.HasError() {
+		t.Fatal(d)
+	}
+
+	// Create, and interrupt it once the provider is polling the new set.
+	cctx, cancel := context.WithCancel(ctx)
+	createResp := fwresource.CreateResponse{State: tfsdk.State{Schema: sch, Raw: tftypes.NewValue(typ, nil)}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Create(cctx, fwresource.CreateRequest{Plan: plan}, &createResp)
+	}()
+	if !waitUntil(30*time.Second, func() bool { return srv.Calls("createReplicaSet") >= 1 }) {
+		cancel()
+		t.Fatal("the create never polled the new set")
+	}
+	// GET of a set is a list call: wait for two polls of the new set.
+	after := srv.Calls("listReplicaSets")
+	if !waitUntil(30*time.Second, func() bool { return srv.Calls("listReplicaSets") >= after+2 }) {
+		cancel()
+		t.Fatal("the create did not poll the new set twice")
+	}
+	cancel()
+	<-done
+
+	if createResp.Diagnostics.HasError() {
+		t.Fatalf("an interrupted wait must not be an error (Terraform would taint the set): %v", createResp.Diagnostics)
+	}
+	if createResp.Diagnostics.WarningsCount() != 1 || !strings.Contains(createResp.Diagnostics.Warnings()[0].Detail(), "next terraform apply waits") {
+		t.Fatalf("want one warning saying the next apply waits, got %v", createResp.Diagnostics)
+	}
+	var state readReplicaSetModel
+	if d := createResp.State.Get(ctx, &state); d.HasError() {
+		t.Fatal(d)
+	}
+	id := state.ID.ValueString()
+	if id == "" || state.Status.ValueString() != string(api.ReplicaSetStatusCreating) {
+		t.Fatalf("state after the interrupt: id %q status %s, want an id and status creating", id, state.Status)
+	}
+	// The warning's detail (createMessages, data) names the set as state has it.
+	if d := createResp.Diagnostics.Warnings()[0].Detail(); !strings.Contains(d, "("+id+") of service") || !strings.Contains(d, `(status "creating")`) {
+		t.Errorf("the warning does not name the set's id %s and status creating: %s", id, d)
+	}
+
+	// The next plan: ModifyPlan sees status creating and plans active (an Update that waits).
+	prior := tfsdk.State{Schema: sch, Raw: createResp.State.Raw}
+	next := cfg
+	next.ID, next.Status, next.Hostname, next.Port = state.ID, state.Status, state.Hostname, state.Port
+	next.Nodes, next.PoolerHostname, next.PoolerPort = state.Nodes, state.PoolerHostname, state.PoolerPort
+	nextPlan := tfsdk.Plan{Schema: sch, Raw: tftypes.NewValue(typ, nil)}
+	if d := nextPlan.Set(ctx, &next); d.HasError() {
+		t.Fatal(d)
+	}
+	mpResp := fwresource.ModifyPlanResponse{Plan: nextPlan}
+	r.ModifyPlan(ctx, fwresource.ModifyPlanRequest{State: prior, Plan: nextPlan, Config: tfsdk.Config{Schema: sch, Raw: nextPlan.Raw}}, &mpResp)
+	if mpResp.Diagnostics.HasError() {
+		t.Fatal(mpResp.Diagnostics)
+	}
+	var planned types.String
+	mpResp.Plan.GetAttribute(ctx, path.Root("status"), &planned)
+	if planned.ValueString() != string(api.ReplicaSetStatusActive) {
+		t.Fatalf("the next plan must plan status active (so Update waits), got %s", planned)
+	}
+
+	// The next apply: Update waits until the set is active, then applies the pooler and the environment.
+	// The set turns active once Update has polled it twice (not after a fixed time, which a busy
+	// machine can overrun before Update's first poll).
+	polls := srv.Calls("listReplicaSets")
+	go func() {
+		waitUntil(30*time.Second, func() bool { return srv.Calls("listReplicaSets") >= polls+2 })
+		srv.SetReplicaSetStatus(testProjectID, svc, id, api.ReplicaSetStatusActive)
+	}()
+	updResp := fwresource.UpdateResponse{State: tfsdk.State{Schema: sch, Raw: prior.Raw}}
+	r.Update(ctx, fwresource.UpdateRequest{Plan: mpResp.Plan, State: prior}, &updResp)
+	if updResp.Diagnostics.HasError() {
+		t.Fatal(updResp.Diagnostics)
+	}
+	if err := updResp.State.Get(ctx, &state); err.HasError() {
+		t.Fatal(err)
+	}
+	if state.ID.ValueString() != id || state.Status.ValueString() != "active" || !state.ConnectionPoolerEnabled.ValueBool() || state.Environment.ValueString() != "PROD" {
+		t.Fatalf("after the resumed apply: id %s status %s pooler %s env %s", state.ID, state.Status, state.ConnectionPoolerEnabled, state.Environment)
+	}
+	if srv.Calls("listReplicaSets")-polls < 2 {
+		t.Fatal("Update did not wait for the set")
+	}
+	if n := srv.Calls("createReplicaSet"); n != 1 {
+		t.Fatalf("createReplicaSet sent %d times, want 1", n)
+	}
+}
+
+// A read replica set on a service the plan knows is paused, and a change of a set on one, fail at
+// plan; a plan that resumes the service in the same apply is not refused.
+func TestAccFirstContact_replicaSetOnPausedService(t *testing.T) {
+	srv := newTestEmulator(t)
+	cfg := func(paused bool, set string) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "fc" {
+  name   = "first-contact"
+  paused = %t
+}
+%s`, paused, set)
+	}
+	set := func(name string, cpu int) string {
+		return fmt.Sprintf(`
+resource "dbcloud_read_replica_set" %q {
+  service_id = dbcloud_service.fc.id
+  name       = %q
+  cpu_millis = %d
+  memory_gbs = %d
+}
+`, name, name, cpu, cpu/250)
+	}
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg(false, set("reader", 500))},
+		resource.TestStep{Config: cfg(true, set("reader", 500))},
+		resource.TestStep{
+			Config: cfg(true, set("reader", 1000)), PlanOnly: true,
+			ExpectError: words("Service is paused", "read replica set", "(reader) cannot be changed", "Set paused = false"),
+		},
+		resource.TestStep{
+			Config: cfg(true, set("reader", 500)+set("reader2", 500)), PlanOnly: true,
+			ExpectError: words("Service is paused", `read replica set "reader2" cannot be created`),
+		},
+		// Resuming the service in the same apply is not refused.
+		resource.TestStep{Config: cfg(false, set("reader", 1000)+set("reader2", 500)), PlanOnly: true, ExpectNonEmptyPlan: true},
+		resource.TestStep{Config: cfg(false, set("reader", 500))},
+	))
+	if n := srv.Calls("resizeReplicaSet"); n != 0 {
+		t.Errorf("%d resizes sent", n)
+	}
 }

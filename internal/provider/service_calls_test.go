@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/wait"
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
 // findCreatedService resolves a lost create answer by looking: one match is adopted, several are an
@@ -355,4 +357,164 @@ func TestAccService_busyServiceWaitsAndRetries409(t *testing.T) {
 			),
 		},
 	))
+}
+
+// A create that outlives its timeout fails naming the last status, and leaves the service in state
+// (tainted): the next plan replaces exactly that service.
+func TestAccService_createTimeout(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Timing.ServiceConfiguring = time.Hour })
+	const addr = "dbcloud_service.test"
+	var stuckID string
+	cfg := providerBlock(srv) + `
+resource "dbcloud_service" "test" {
+  name = "slow"
+  timeouts {
+    create = "2s"
+  }
+}
+`
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config:      cfg,
+			ExpectError: regexp.MustCompile(`timed\s+out\s+after\s+[\d.]+m?s\s+waiting\s+for\s+service\s+\w+\s+to\s+become\s+READY:\s+last\s+status\s+(QUEUED|CONFIGURING)\s+\(seen\s+for`),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				svcs := srv.Services(testProjectID)
+				if len(svcs) != 1 {
+					t.Fatalf("want exactly one service after the timed-out create, got %d", len(svcs))
+				}
+				stuckID = deref(svcs[0].ServiceID)
+				srv.SetTiming(emulator.FastTiming())
+			},
+			Config: cfg,
+			ConfigPlanChecks: svcPlanChecks(
+				// Tainted: the stuck service is in state and gets replaced, not forgotten.
+				plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				svcExpectPriorID{addr: addr, id: &stuckID},
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				svcNewID(addr, &stuckID),
+				func(*terraform.State) error {
+					// The stuck one may still show DELETED for a while: it is deleted.
+					if n := len(liveServices(srv)); n != 1 {
+						return fmt.Errorf("%d services exist (not DELETED), want 1 (the stuck one deleted)", n)
+					}
+					return nil
+				}),
+		},
+	))
+}
+
+// Updates whose answers are lost are resolved by looking: a change the service shows applied is not
+// sent again (resize answered 500 after it was carried out; attach whose connection dropped after it
+// was carried out); a change that did not happen is sent again once the service is READY (environment
+// answered 500, pooler answered 503, both without doing anything). The apply succeeds either way.
+func TestAccFlakyAPI_lostUpdateAnswers(t *testing.T) {
+	srv := newTestEmulator(t)
+	config := func(cpu, mem int, env string, pooler bool, withVPC bool) string {
+		vpc := ""
+		if withVPC {
+			vpc = "vpc_id = dbcloud_vpc.net.id"
+		}
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_vpc" "net" {
+  name        = "flaky-update-net"
+  cidr        = "10.60.0.0/16"
+  region_code = "us-east-1"
+}
+
+resource "dbcloud_service" "db" {
+  name                      = "flaky-update"
+  region_code               = "us-east-1"
+  cpu_millis                = %d
+  memory_gbs                = %d
+  environment               = %q
+  connection_pooler_enabled = %t
+  %s
+}
+`, cpu, mem, env, pooler, vpc)
+	}
+	var id string
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: config(1000, 4, "DEV", false, false),
+			Check:  netTestCapture("dbcloud_service.db", "id", &id),
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				srv.ResetRequests()
+				srv.InjectFault("resizeService", emulator.FaultCommitThenFail, 1)
+				srv.InjectFault("attachServiceToVPC", emulator.FaultCommitThenDrop, 1)
+				srv.InjectFault("setEnvironment", emulator.FaultServerError, 1)
+				srv.InjectFault("enablePooler", emulator.FaultUnavailable, 1)
+			},
+			Config: config(2000, 8, "PROD", true, true),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction("dbcloud_service.db", plancheck.ResourceActionUpdate),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr("dbcloud_service.db", "id", &id),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "cpu_millis", "2000"),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "environment", "PROD"),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "connection_pooler_enabled", "true"),
+				resource.TestCheckResourceAttrPair("dbcloud_service.db", "vpc_id", "dbcloud_vpc.net", "id"),
+				func(*terraform.State) error {
+					for op, want := range map[string]int{
+						"resizeService": 1, "attachServiceToVPC": 1, // carried out: looked, not sent again
+						"setEnvironment": 2, "enablePooler": 2, // not carried out: sent again
+					} {
+						if got := srv.Calls(op); got != want {
+							return fmt.Errorf("%s sent %d times, want %d", op, got, want)
+						}
+					}
+					svc, _ := srv.Service(testProjectID, id)
+					f := flattenService(&svc)
+					if f.CPUMillis.ValueInt64() != 2000 || f.Environment.ValueString() != "PROD" || !f.ConnectionPoolerEnabled.ValueBool() || f.VpcID.IsNull() {
+						return fmt.Errorf("emulator state not as configured: %+v", f)
+					}
+					return nil
+				},
+			),
+		},
+	))
+}
+
+// BenchmarkWaitServiceReady measures how long the provider takes to see a new service READY when the
+// API needs 120ms (FastTiming: QUEUED then CONFIGURING). "A fast API means a fast apply": the
+// reported overshoot-ms is the time spent waiting beyond the API's own transition time, and
+// polls/op is how many GETs it cost, with the production backoff and with the test backoff.
+func BenchmarkWaitServiceReady(b *testing.B) {
+	for _, bc := range []struct {
+		name    string
+		backoff wait.Backoff
+	}{{"default-backoff", wait.DefaultBackoff}, {"test-backoff", testBackoff}} {
+		b.Run(bc.name, func(b *testing.B) {
+			timing := emulator.FastTiming()
+			srv := emulator.NewServer(emulator.Options{AccessKey: testAccessKey, SecretKey: testSecretKey, Timing: timing})
+			defer srv.Close()
+			client, err := api.New(api.Config{BaseURL: srv.URL, AccessKey: testAccessKey, SecretKey: testSecretKey, ProjectID: testProjectID})
+			if err != nil {
+				b.Fatal(err)
+			}
+			pd := &providerData{client: client, backoff: bc.backoff}
+			ctx := context.Background()
+			apiTime := timing.ServiceQueued + timing.ServiceConfiguring
+			var overshoot time.Duration
+			srv.ResetRequests()
+			for i := 0; b.Loop(); i++ {
+				svc, err := client.CreateService(ctx, api.ServiceCreate{Name: fmt.Sprintf("bench-%d", i)})
+				if err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				if _, err := waitServiceReady(ctx, pd, *svc.ServiceID, true); err != nil {
+					b.Fatal(err)
+				}
+				overshoot += time.Since(start) - apiTime
+			}
+			b.ReportMetric(float64(overshoot.Milliseconds())/float64(b.N), "overshoot-ms/op")
+			b.ReportMetric(float64(srv.Calls("getService"))/float64(b.N), "polls/op")
+		})
+	}
 }

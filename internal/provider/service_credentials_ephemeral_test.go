@@ -34,7 +34,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/pgbackend"
@@ -43,115 +42,9 @@ import (
 // The acceptance tests of dbcloud_service_credentials run real terraform (tfWorkdir) against the
 // emulator with PostgreSQL behind it. A login exists only while Terraform runs, so the checks that
 // need it run inside the apply: a terraform_data's local-exec provisioner runs this test binary
-// again as a probe (credsProbeEnv), with the login's connection_uri in its environment; the probe
-// logs in, tries what the test asks and writes what it saw to a file the test reads afterwards.
-
-const credsProbeEnv = "DBCLOUD_CREDS_PROBE"
-
-func init() {
-	if mode := os.Getenv(credsProbeEnv); mode != "" {
-		os.Exit(credsProbe(mode))
-	}
-}
-
-// credsProbeResult is what the probe saw.
-type credsProbeResult struct {
-	User             string    `json:"user"`
-	Password         string    `json:"password"`
-	ValidUntil       time.Time `json:"valid_until"`
-	Now              time.Time `json:"now"`
-	ExpiresAt        string    `json:"expires_at"`
-	StatementTimeout string    `json:"statement_timeout"`
-	Read             string    `json:"read"`
-	WriteCode        string    `json:"write_code"`
-	WorkDir          string    `json:"work_dir"`
-	Err              string    `json:"err"`
-}
-
-// credsProbe logs in with $CREDS_URI; mode "write" makes a table as the application role and
-// writes to it, mode "read" reads app_data, turns default_transaction_read_only off and tries to
-// write, mode "sql" runs $CREDS_SQL. It writes its result to $CREDS_OUT.
-func credsProbe(mode string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res := credsProbeResult{ExpiresAt: os.Getenv("CREDS_EXPIRES")}
-	res.WorkDir, _ = os.Getwd() // Terraform's working directory: where the state is
-	err := func() error {
-		u, err := url.Parse(os.Getenv("CREDS_URI"))
-		if err != nil {
-			return err
-		}
-		res.Password, _ = u.User.Password()
-		conn, err := pgx.Connect(ctx, u.String())
-		if err != nil {
-			return err
-		}
-		defer func() { _ = conn.Close(ctx) }()
-		if mode == "sql" { // run $CREDS_SQL (any role, tsdbadmin too)
-			if _, err := conn.Exec(ctx, os.Getenv("CREDS_SQL")); err != nil {
-				return err
-			}
-			return conn.QueryRow(ctx, "SELECT session_user").Scan(&res.User)
-		}
-		if err := conn.QueryRow(ctx, `SELECT current_user, rolvaliduntil, now(), current_setting('statement_timeout')
-			FROM pg_roles WHERE rolname = current_user`).Scan(&res.User, &res.ValidUntil, &res.Now, &res.StatementTimeout); err != nil {
-			return err
-		}
-		switch mode {
-		case "write":
-			for _, s := range []string{"SET ROLE app", "CREATE TABLE made_by_login (v text)", "INSERT INTO made_by_login VALUES ('from the login')", "RESET ROLE"} {
-				if _, err := conn.Exec(ctx, s); err != nil {
-					return fmt.Errorf("%s: %w", s, err)
-				}
-			}
-			return conn.QueryRow(ctx, "SELECT v FROM made_by_login").Scan(&res.Read)
-		case "read":
-			if err := conn.QueryRow(ctx, "SELECT v FROM app_data").Scan(&res.Read); err != nil {
-				return err
-			}
-			// The service refuses this in a read-only session (25006); the write below is what
-			// counts either way.
-			_, _ = conn.Exec(ctx, "SET default_transaction_read_only = off")
-			_, err := conn.Exec(ctx, "INSERT INTO app_data VALUES ('written by a read-only login')")
-			res.WriteCode = sqlStateOf(err)
-			if err == nil {
-				res.WriteCode = "none: the write worked"
-			}
-			return nil
-		}
-		return fmt.Errorf("unknown probe mode %q", mode)
-	}()
-	if err != nil {
-		res.Err = err.Error()
-	}
-	b, _ := json.Marshal(res)
-	// Written whole (a temporary file, then a rename): tests wait for the file to appear.
-	outFile := os.Getenv("CREDS_OUT")
-	werr := os.WriteFile(outFile+".tmp", b, 0o600)
-	if werr == nil {
-		werr = os.Rename(outFile+".tmp", outFile)
-	}
-	if werr != nil || err != nil {
-		fmt.Fprintln(os.Stderr, "probe:", res.Err, werr)
-		return 1
-	}
-	return 0
-}
-
-func readProbe(file string) (credsProbeResult, error) {
-	var r credsProbeResult
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return r, fmt.Errorf("the probe left no result: %w", err)
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, err
-	}
-	if r.Err != "" {
-		return r, fmt.Errorf("probe: %s", r.Err)
-	}
-	return r, nil
-}
+// again as a probe (credsProbeEnv, postgres_test.go), with the login's connection_uri in its
+// environment; the probe logs in, tries what the test asks and writes what it saw to a file the test
+// reads afterwards.
 
 // credsAdminPassword is tsdbadmin's password in these tests (set with password_wo).
 const credsAdminPassword = "Adm1n-pw/with:reserved@chars-and-ü"
@@ -492,14 +385,6 @@ func writeSelfSignedCert(t *testing.T, file string) {
 	}
 }
 
-func sqlStateOf(err error) string {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code
-	}
-	return ""
-}
-
 // waitReplicaSetActive polls the replica set until it is active (at most two minutes).
 func waitReplicaSetActive(ctx context.Context, c *api.Client, serviceID, id string) error {
 	deadline := time.Now().Add(2 * time.Minute)
@@ -637,5 +522,183 @@ func TestServiceCredentialsOpenRidesOutage(t *testing.T) {
 	}
 	if len(summaries) != 1 || !strings.HasPrefix(summaries[0], "Could not create a login on service svc0000001") {
 		t.Errorf("after %s: %q; want the read to ride the outage and the login to fail", took, summaries)
+	}
+}
+
+// TestAccServiceCredentials_oneApplyEach: on a service that exists, adding the logins with the role
+// they are members of takes one apply (the role does not exist while planning); rotating the admin
+// password takes one apply (the service has the old one while planning), and the migration runs
+// with a login made with the new one; replacing the service (a new region) takes one apply and runs
+// the migration on the new service; the read-only report logs in through the pooler; after each, a
+// plan is empty and no login is left; a destroy of the paused service, its logins configured,
+// takes one run.
+func TestAccServiceCredentials_oneApplyEach(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, pg := newPostgresEmulator(t)
+	if !pg.PgBouncer() {
+		t.Fatal("this test needs pgbouncer (apt-get install pgbouncer)")
+	}
+	ctx := t.Context()
+	client := testClient(t, srv)
+	out := t.TempDir()
+	w := newTFWorkdir(t, srv, runsBase)
+	vars := func(password string, version int, region string) []string {
+		return []string{"-var", "admin_password=" + password, "-var", fmt.Sprintf("password_version=%d", version), "-var", "region=" + region}
+	}
+	apply := func(what string, v []string) string {
+		t.Helper()
+		start := time.Now()
+		o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false"}, v...)...)
+		if err != nil {
+			t.Fatalf("%s: one terraform apply failed: %v\n%s", what, err, tail(o, 60))
+		}
+		t.Logf("%s: one apply, %s", what, time.Since(start).Round(100*time.Millisecond))
+		applied := o
+		o, err = w.run(append([]string{"plan", "-detailed-exitcode", "-input=false"}, v...)...)
+		if err != nil {
+			t.Fatalf("%s: the plan after the apply is not empty (%v):\n%s", what, err, tail(o, 40))
+		}
+		return applied
+	}
+	// While planning, the logins said why they wait (and the apply made them: migrated checks).
+	waited := func(what, out, cause string) {
+		t.Helper()
+		if !strings.Contains(out, "No login made on service") || !strings.Contains(out, cause) {
+			t.Errorf("%s: the plan did not warn that the logins wait (%s):\n%s", what, cause, diagnostics(out))
+		}
+	}
+	serviceID := func() string {
+		t.Helper()
+		attrs, _ := w.serviceState()
+		id, _ := attrs["id"].(string)
+		return id
+	}
+	adminConn := func(id, password string) *pgx.Conn {
+		t.Helper()
+		in := pg.Instance(id)
+		if in == nil {
+			t.Fatalf("no instance for service %s", id)
+		}
+		c, err := pgLogin(ctx, in.Host(), in.Port(), password)
+		if err != nil {
+			t.Fatalf("tsdbadmin with the configured password: %v", err)
+		}
+		t.Cleanup(func() { _ = c.Close(context.WithoutCancel(ctx)) })
+		return c
+	}
+	migrated := func(what, id, password string) {
+		t.Helper()
+		c := adminConn(id, password)
+		var owner string
+		var rows, left int
+		if err := c.QueryRow(ctx, `SELECT tableowner, (SELECT count(*) FROM items), (SELECT count(*) FROM pg_roles WHERE rolname LIKE 'tf\_login\_%')
+			FROM pg_tables WHERE tablename = 'items'`).Scan(&owner, &rows, &left); err != nil {
+			t.Fatalf("%s: the migration did not run on service %s: %v", what, id, err)
+		}
+		if owner != "app" || rows < 1 || left != 0 {
+			t.Errorf("%s: items owned by %q with %d rows, %d logins left", what, owner, rows, left)
+		}
+		for _, f := range []string{"migrate.json", "report.json"} {
+			r, err := readProbe(filepath.Join(out, f))
+			if err != nil || r.Err != "" || !strings.HasPrefix(r.User, credentialsUserPrefix) {
+				t.Errorf("%s: %s: %+v, %v", what, f, r, err)
+			}
+			_ = os.Remove(filepath.Join(out, f))
+		}
+	}
+
+	apply("the service alone", vars("first-Pw/1", 1, "us-east-1"))
+	first := serviceID()
+
+	w.write(runsBase + runsLogins(out))
+	o := apply("logins added to the existing service, with the role they are members of", vars("first-Pw/1", 1, "us-east-1"))
+	waited("logins added", o, `role "app" does not exist`)
+	migrated("logins added", first, "first-Pw/1")
+
+	o = apply("admin password rotated", vars("second-Pw/2", 2, "us-east-1"))
+	waited("rotation", o, "refused admin_password")
+	migrated("rotation", first, "second-Pw/2")
+	if c, err := pgLogin(ctx, pg.Instance(first).Host(), pg.Instance(first).Port(), "first-Pw/1"); err == nil {
+		_ = c.Close(ctx)
+		t.Error("the old admin password still logs in after the rotation")
+	}
+
+	apply("service replaced", vars("second-Pw/2", 2, "eu-west-1"))
+	second := serviceID()
+	if second == first || second == "" {
+		t.Fatalf("the service was not replaced (%s, then %s)", first, second)
+	}
+	migrated("replacement", second, "second-Pw/2")
+
+	if _, err := client.StopService(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitStatus(ctx, client, second, api.PAUSED); err != nil {
+		t.Fatal(err)
+	}
+	o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false"}, vars("second-Pw/2", 2, "eu-west-1")...)...)
+	if err != nil {
+		t.Fatalf("destroy of the paused service with logins: %v\n%s", err, tail(o, 40))
+	}
+	// (Terraform drops the warnings of a destroy's refresh walk: the logins' "No login made" is
+	// not shown, the destroy just goes on.)
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroy: %v", left)
+	}
+}
+
+// TestAccServiceCredentials_destroyNeverBlocked: a destroy of a configuration with logins goes
+// through when the admin password given is wrong, and when the service is already gone.
+func TestAccServiceCredentials_destroyNeverBlocked(t *testing.T) {
+	skipUnlessAcc(t)
+	srv, _ := newPostgresEmulator(t)
+	ctx := t.Context()
+	client := testClient(t, srv)
+	logins := runsBase + `
+ephemeral "dbcloud_service_credentials" "job" {
+  service_id     = dbcloud_service.app.id
+  admin_password = var.admin_password
+}
+
+resource "terraform_data" "job" {
+  provisioner "local-exec" {
+    command     = "test -n \"$U\""
+    environment = { U = ephemeral.dbcloud_service_credentials.job.username }
+  }
+}
+`
+	for _, c := range []struct {
+		name   string
+		before func(w *tfWorkdir) string // answers the admin password the destroy is given
+	}{
+		{"wrong password", func(*tfWorkdir) string { return "not-the-password" }},
+		{"service already gone", func(w *tfWorkdir) string {
+			attrs, _ := w.serviceState()
+			id, _ := attrs["id"].(string)
+			if err := client.DeleteService(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			return "admin-Pw/1"
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newTFWorkdir(t, srv, logins)
+			v := func(pw string) []string {
+				return []string{"-var", "admin_password=" + pw, "-var", "password_version=1", "-var", "region=us-east-1"}
+			}
+			if o, err := w.run(append([]string{"apply", "-auto-approve", "-input=false"}, v("admin-Pw/1")...)...); err != nil {
+				t.Fatalf("apply: %v\n%s", err, tail(o, 40))
+			}
+			pw := c.before(w)
+			if o, err := w.run(append([]string{"destroy", "-auto-approve", "-input=false"}, v(pw)...)...); err != nil {
+				t.Fatalf("destroy (%s): %v\n%s", c.name, err, diagnostics(o))
+			}
+			if ids := w.stateIDs(); len(ids) != 0 {
+				t.Errorf("left in state after the destroy: %v", ids)
+			}
+		})
+	}
+	if left := waitEmulatorEmpty(srv); len(left) > 0 {
+		t.Errorf("left after the destroys: %v", left)
 	}
 }

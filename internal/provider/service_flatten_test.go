@@ -80,3 +80,24 @@ func TestServiceFlattenPaused(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFlattenService measures mapping one API record to Terraform values.
+func BenchmarkFlattenService(b *testing.B) {
+	svc := &api.Service{
+		ServiceID: ptr("rp1pz7uyae"), ProjectID: ptr("tp1project0"), Name: ptr("bench"), RegionCode: ptr("us-east-1"),
+		ServiceType: ptr("TIMESERIESDB"), Status: ptr(api.READY),
+		Resources:   &[]api.Resource{{ID: ptr("r1"), Spec: &api.ResourceSpec{CPUMillis: ptr(1000), MemoryGbs: ptr(4), VolumeType: ptr("gp3")}}},
+		Metadata:    &api.ServiceMetadata{Environment: ptr("PROD")},
+		Endpoint:    &api.Endpoint{Host: ptr("rp1pz7uyae.tp1project0.db.dbcloud.example"), Port: ptr(5432)},
+		HaReplicas:  &api.HAReplicas{ReplicaCount: ptr(2), SyncReplicaCount: ptr(1)},
+		VpcEndpoint: &api.VPCEndpoint{Host: ptr("v.example"), Port: ptr(5432), VpcID: ptr("1234567890")},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		var m serviceResourceModel
+		m.applyRecord(svc, "tp1project0")
+		benchSink = m
+	}
+}
+
+var benchSink serviceResourceModel

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -71,6 +72,44 @@ func forksOf(srv *emulatortest.Server, source string) []api.Service {
 		}
 	}
 	return out
+}
+
+// forkCalls counts the fork calls the emulator received since its request log was last reset (sent),
+// and those that reached its handler: not met by the outage, which drops them (status 0) or answers
+// 503 (nothing else answers 503 in these tests).
+func forkCalls(srv *emulatortest.Server) (sent, handled int) {
+	for _, r := range srv.Requests() {
+		if r.OperationID != "forkService" {
+			continue
+		}
+		sent++
+		if r.Status != 0 && r.Status != http.StatusServiceUnavailable {
+			handled++
+		}
+	}
+	return sent, handled
+}
+
+// oneForkOf checks that exactly one fork of the source exists, that it is the one in state (fork, a
+// dbcloud_service address; "" for none), and that exactly one fork call reached the API's handler.
+func oneForkOf(t *testing.T, srv *emulatortest.Server, what, sourceID, forkID string) error {
+	forks := forksOf(srv, sourceID)
+	sent, handled := forkCalls(srv)
+	t.Logf("%s: %d fork calls sent, %d reached the API's handler; %d forks of %s", what, sent, handled, len(forks), sourceID)
+	if len(forks) != 1 {
+		ids := make([]string, 0, len(forks))
+		for _, f := range forks {
+			ids = append(ids, deref(f.ServiceID))
+		}
+		return fmt.Errorf("%s: %d forks of %s (%s), want exactly 1", what, len(forks), sourceID, strings.Join(ids, ", "))
+	}
+	if forkID != "" && deref(forks[0].ServiceID) != forkID {
+		return fmt.Errorf("%s: the fork of %s is %s, but state holds %s", what, sourceID, deref(forks[0].ServiceID), forkID)
+	}
+	if handled != 1 {
+		return fmt.Errorf("%s: %d fork calls reached the API's handler, want 1", what, handled)
+	}
+	return nil
 }
 
 // serviceExists reports whether the emulator holds the service (DELETED is gone).
@@ -524,4 +563,56 @@ func TestServiceForkAction_lostAnswerThenStop(t *testing.T) {
 	if pd.copies.refuseDelete(t.Context(), id, &diags) {
 		t.Errorf("a delete of the fork %s is refused", id)
 	}
+}
+
+const forkActionOutageConfig = `
+resource "dbcloud_service" "s" {
+  name = "orders"
+}
+
+action "dbcloud_service_fork" "copy" {
+  config {
+    service_id = dbcloud_service.s.id
+    name       = "orders-copy"
+  }
+}
+`
+
+// The dbcloud_service_fork action, invoked with the outage starting at its fork: it succeeds, one fork
+// is made and is READY, the progress says what happened, the plan after is empty.
+func TestAccServiceForkAction_outage(t *testing.T) {
+	t.Parallel()
+	testAccPreCheck(t)
+	window := outageWindow(45 * time.Second)
+	forEachOutageKind(t, func(t *testing.T, kind emulator.OutageKind) {
+		at := newActionTestOn(t, newTerraformServing(t, "1.14.0", outageProviderServer), forkActionOutageConfig)
+		name := "fork action sent into " + window.String() + " of " + kind.String()
+		started := time.Now()
+		at.srv.SetOutage(emulator.Outage{Kind: kind, Duration: window, StartOn: "forkService"})
+		out, code, _ := at.invoke(t, "dbcloud_service_fork.copy")
+		if code != 0 {
+			t.Fatalf("%s: exit code %d\n%s", name, code, out)
+		}
+		if err := outageRidden(t, at.srv, name, &started)(nil); err != nil {
+			t.Error(err)
+		}
+		if err := oneForkOf(t, at.srv, name, at.id, ""); err != nil {
+			t.Fatal(err)
+		}
+		fork := forksOf(at.srv, at.id)[0]
+		id := deref(fork.ServiceID)
+		want := []string{fmt.Sprintf("fork %s (%q) is READY after", id, "orders-copy")}
+		if kind == emulator.OutageDrop {
+			// The dropped fork: looked for, not found, sent again.
+			want = append(want,
+				`the answer to the fork was lost: looking for a new service "orders-copy" instead of forking again`,
+				`no service "orders-copy" appeared, so the fork was not made: forking again`)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no progress message %q in the output:\n%s", name, w, out)
+			}
+		}
+		at.emptyPlan(t, name)
+	})
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
@@ -427,54 +431,176 @@ func TestDescribeValue(t *testing.T) {
 	}
 }
 
-// Every value whose form is known fails at plan, naming the attribute, before anything exists: region
-// codes of services, VPCs and peerings, and the service ids of a fork block and of a read replica set.
-func TestAccArgumentForms_validatedAtPlan(t *testing.T) {
+// region, addons and fork changes replace the service (allowed by allow_replacement: without it they
+// are refused, TestAccService_replacementGuardKeepsData); a name change is a rename in place.
+func TestAccService_replacements(t *testing.T) {
 	srv := newTestEmulator(t)
-	const region = "must be a region code in the API's form"
-	const svcID = "must be a service id: 10 lower-case letters and digits"
-	cases := []struct{ body, want string }{
-		{`
-resource "dbcloud_service" "s" {
-  name        = "x"
-  region_code = "US-East-1"
-}`, "Attribute region_code " + region},
-		{`
-resource "dbcloud_vpc" "v" {
-  name        = "x"
-  cidr        = "10.0.0.0/16"
-  region_code = "useast1"
-}`, "Attribute region_code " + region},
-		{`
-resource "dbcloud_vpc_peering" "p" {
-  vpc_id           = "1234567890"
-  peer_account_id  = "123456789012"
-  peer_region_code = "us-east"
-  peer_vpc_id      = "vpc-0abc"
-}`, "Attribute peer_region_code " + region},
-		{`
-resource "dbcloud_service" "s" {
-  name = "x"
+	const addr = "dbcloud_service.test"
+	var id string
+	cfg := func(body string) string {
+		return providerBlock(srv) + `
+resource "dbcloud_service" "src" {
+  name = "source"
+}
+resource "dbcloud_service" "test" {
+  allow_replacement = true
+` + body + `
+}
+`
+	}
+	replace := svcPlanChecks(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate))
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config:           cfg(`name = "r1"` + "\n" + `region_code = "us-east-1"`),
+			ConfigPlanChecks: svcEmptyPlan,
+			Check:            svcCaptureID(addr, &id),
+		},
+		resource.TestStep{
+			Config:           cfg(`name = "r2"` + "\n" + `region_code = "us-east-1"`),
+			ConfigPlanChecks: svcPlanChecks(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check:            svcSameID(addr, &id),
+		},
+		resource.TestStep{
+			Config:           cfg(`name = "r2"` + "\n" + `region_code = "us-east-1"` + "\n" + `addons = ["ai"]`),
+			ConfigPlanChecks: replace,
+			Check:            resource.ComposeAggregateTestCheckFunc(svcNewID(addr, &id), resource.TestCheckResourceAttr(addr, "service_type", "VECTOR")),
+		},
+		resource.TestStep{
+			Config:           cfg(`name = "r2"` + "\n" + `region_code = "eu-west-1"` + "\n" + `addons = ["ai"]`),
+			ConfigPlanChecks: replace,
+			Check:            resource.ComposeAggregateTestCheckFunc(svcNewID(addr, &id), resource.TestCheckResourceAttr(addr, "region_code", "eu-west-1")),
+		},
+		resource.TestStep{
+			Config: cfg(`name = "r2"
   fork {
-    source_service_id = "Rp1pz7uyae "
-  }
-}`, "Attribute fork.source_service_id " + svcID},
-		{`
-resource "dbcloud_read_replica_set" "r" {
-  service_id = "rp1pz7uya"
-  name       = "x"
-  nodes      = 1
-  cpu_millis = 500
-  memory_gbs = 2
-}`, "Attribute service_id " + svcID},
+    source_service_id = dbcloud_service.src.id
+  }`),
+			ConfigPlanChecks: replace,
+			Check: resource.ComposeAggregateTestCheckFunc(svcNewID(addr, &id),
+				resource.TestCheckResourceAttrPair(addr, "forked_from.service_id", "dbcloud_service.src", "id")),
+		},
+		resource.TestStep{
+			Config: cfg(`name = "r2"
+  fork {
+    source_service_id = dbcloud_service.src.id
+    strategy          = "NOW"
+  }`),
+			ConfigPlanChecks: replace,
+			Check:            svcNewID(addr, &id),
+		},
+	))
+}
+
+func TestAccService_deletionProtection(t *testing.T) {
+	srv := newTestEmulator(t)
+	const addr = "dbcloud_service.test"
+	cfg := func(name string, protected bool) string {
+		return providerBlock(srv) + fmt.Sprintf(`
+resource "dbcloud_service" "test" {
+  name                = %q
+  deletion_protection = %t
+}
+`, name, protected)
 	}
-	steps := make([]resource.TestStep, 0, len(cases))
-	for _, c := range cases {
-		steps = append(steps, resource.TestStep{
-			Config:      providerBlock(srv) + c.body,
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: cfg("protected", true), ConfigPlanChecks: svcEmptyPlan},
+		resource.TestStep{
+			Config:      cfg("protected", true),
+			Destroy:     true,
+			ExpectError: svcErrRe("has deletion_protection = true, so Terraform will not destroy it"),
+		},
+		resource.TestStep{
+			Config:      strings.Replace(cfg("protected", true), "deletion_protection", "region_code = \"eu-west-1\"\n  deletion_protection", 1),
 			PlanOnly:    true,
-			ExpectError: words(c.want),
-		})
+			ExpectError: svcErrRe(`Changing region_code from "us-east-1" to "eu-west-1" replaces service`),
+		},
+		resource.TestStep{
+			Config:           cfg("protected", false),
+			ConfigPlanChecks: svcPlanChecks(plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)),
+			Check: func(*terraform.State) error {
+				if n := len(liveServices(srv)); n != 1 {
+					return fmt.Errorf("%d services (not DELETED), want 1: the protected service must have survived", n)
+				}
+				return nil
+			},
+		},
+	))
+}
+
+// initial_password is kept only while it is the service's password: a service created with
+// password_wo (or password) has none in state, and a service whose password the configuration
+// sets later loses it in the same apply; the plans after that are empty.
+func TestAccService_initialPasswordGoneOncePasswordSet(t *testing.T) {
+	srv := newTestEmulator(t)
+	base := providerBlock(srv) + `
+variable "pw" {
+  type      = string
+  ephemeral = true
+  default   = "chosen-Pw/1"
+}
+`
+	withWO := `
+resource "dbcloud_service" "wo" {
+  name                = "wo"
+  password_wo         = var.pw
+  password_wo_version = 1
+}
+`
+	initial := func(addr string, check knownvalue.Check) statecheck.StateCheck {
+		return statecheck.ExpectKnownValue(addr, svcAttr("initial_password"), check)
 	}
-	resource.ParallelTest(t, testCase(t, srv, steps...))
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: base + withWO + `
+resource "dbcloud_service" "later" {
+  name = "later"
+}
+`,
+			ConfigPlanChecks: svcEmptyPlan,
+			ConfigStateChecks: []statecheck.StateCheck{
+				initial("dbcloud_service.wo", knownvalue.Null()),
+				initial("dbcloud_service.later", knownvalue.NotNull()),
+			},
+		},
+		resource.TestStep{
+			// The password of "later" is now Terraform's: its initial_password goes, with no other change.
+			Config: base + withWO + `
+resource "dbcloud_service" "later" {
+  name     = "later"
+  password = "chosen-Pw/2"
+}
+`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("dbcloud_service.later", plancheck.ResourceActionUpdate)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				initial("dbcloud_service.wo", knownvalue.Null()),
+				initial("dbcloud_service.later", knownvalue.Null()),
+			},
+		},
+	))
+}
+
+// A plan that leaves allow_replacement = true and replaces nothing warns that the guard is off.
+func TestAccFirstContact_allowReplacementLeftOnWarns(t *testing.T) {
+	skipUnlessAcc(t)
+	srv := newTestEmulator(t)
+	w := firstContactWorkdir(t, srv, fmt.Sprintf("base_url = %q", srv.URL), `
+resource "dbcloud_service" "fc" {
+  name              = "first-contact"
+  allow_replacement = true
+}
+`)
+	if out, err := w.run("apply", "-input=false", "-no-color", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, tail(out, 30))
+	}
+	t.Cleanup(func() { _, _ = w.run("destroy", "-input=false", "-no-color", "-auto-approve") })
+	out, err := w.run("plan", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, tail(out, 30))
+	}
+	if !strings.Contains(out, "Warning: allow_replacement is on: the replacement guard is off") {
+		t.Errorf("no warning that the guard is off:\n%s", tail(out, 30))
+	}
 }

@@ -6,16 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
-	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
-// Life cycle of dbcloud_service on the live API: rename in place, pause and resume, resize as digit
-// strings, optional arguments removed from the configuration, state of the previous release, and a
-// 403 explained.
+// dbcloud_service's in-place changes (service_update.go): rename in place, pause and resume, resize as
+// digit strings, optional arguments removed from the configuration, state of the previous release, and
+// every in-place attribute changed in turn.
 
 // Issue 10 point 2: a new name is a rename in place: same id, plan says update, the emulator saw one
 // rename call and no second create.
@@ -419,3 +421,202 @@ resource "dbcloud_service" "test" {
 }
 
 // ---- disappears ----
+
+type svcInPlaceParams struct {
+	cpu, mem, ha, sync int
+	pooler             bool
+	env                string
+	password           string // "" = not set
+	wo                 string // "" = not set
+	woVersion          int
+	vpc                string // "" = not attached
+}
+
+func (p svcInPlaceParams) config(srv *emulatortest.Server) string {
+	var b strings.Builder
+	b.WriteString(providerBlock(srv))
+	fmt.Fprintf(&b, `
+resource "dbcloud_service" "test" {
+  name                      = "in-place"
+  cpu_millis                = %d
+  memory_gbs                = %d
+  ha_replicas               = %d
+  sync_replicas             = %d
+  connection_pooler_enabled = %t
+  environment               = %q
+`, p.cpu, p.mem, p.ha, p.sync, p.pooler, p.env)
+	if p.password != "" {
+		fmt.Fprintf(&b, "  password = %q\n", p.password)
+	}
+	if p.wo != "" {
+		fmt.Fprintf(&b, "  password_wo = %q\n  password_wo_version = %d\n", p.wo, p.woVersion)
+	}
+	if p.vpc != "" {
+		fmt.Fprintf(&b, "  vpc_id = %q\n", p.vpc)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// Each in-place attribute changes in turn; every step is an update (same id), its plan shows only
+// the moved computed values as unknown, and a second plan is empty.
+func TestAccService_inPlaceUpdates(t *testing.T) {
+	srv := newTestEmulator(t)
+	vpcA := svcTestVPC(t, srv, "vpc-a", "10.1.0.0/16", "us-east-1")
+	vpcB := svcTestVPC(t, srv, "vpc-b", "10.2.0.0/16", "us-east-1")
+	const addr = "dbcloud_service.test"
+	var id string
+	p := svcInPlaceParams{cpu: 1000, mem: 4, env: "DEV", password: "First-Passw0rd"}
+
+	update := func(extra ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+		return svcPlanChecks(append([]plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)}, extra...)...)
+	}
+	keeps := func(names ...string) []plancheck.PlanCheck {
+		var out []plancheck.PlanCheck
+		for _, n := range names {
+			out = append(out, plancheck.ExpectKnownValue(addr, svcAttr(n), knownvalue.NotNull()))
+		}
+		return out
+	}
+	emu := func(fn func(api.Service) error) resource.TestCheckFunc {
+		return resource.ComposeAggregateTestCheckFunc(svcSameID(addr, &id), svcInEmulator(srv, &id, fn))
+	}
+	step := func(mod func(*svcInPlaceParams), checks resource.ConfigPlanChecks, check resource.TestCheckFunc) resource.TestStep {
+		mod(&p)
+		return resource.TestStep{Config: p.config(srv), ConfigPlanChecks: checks, Check: check}
+	}
+
+	resource.ParallelTest(t, needsWriteOnly(testCase(t, srv,
+		resource.TestStep{
+			Config:           p.config(srv),
+			ConfigPlanChecks: svcEmptyPlan,
+			Check:            svcCaptureID(addr, &id),
+		},
+		// resize: nothing else moves.
+		step(func(p *svcInPlaceParams) { p.cpu, p.mem = 2000, 8 },
+			update(append(keeps("hostname", "port", "status", "created", "volume_type"),
+				plancheck.ExpectKnownValue(addr, svcAttr("status"), knownvalue.StringExact("READY")),
+				plancheck.ExpectKnownValue(addr, svcAttr("pooler_hostname"), knownvalue.Null()),
+				plancheck.ExpectKnownValue(addr, svcAttr("vpc_hostname"), knownvalue.Null()))...),
+			emu(func(svc api.Service) error {
+				if cpu, mem := svcEmuSize(svc); cpu != 2000 || mem != 8 {
+					return fmt.Errorf("size %d/%d, want 2000/8", cpu, mem)
+				}
+				return nil
+			})),
+		// HA replicas.
+		step(func(p *svcInPlaceParams) { p.ha = 2 },
+			update(keeps("hostname", "sync_replicas")...),
+			emu(func(svc api.Service) error {
+				if got := deref(svc.HaReplicas.ReplicaCount); got != 2 {
+					return fmt.Errorf("replica_count %d, want 2", got)
+				}
+				return nil
+			})),
+		// synchronous replicas.
+		step(func(p *svcInPlaceParams) { p.sync = 1 },
+			update(keeps("hostname")...),
+			emu(func(svc api.Service) error {
+				if got := deref(svc.HaReplicas.SyncReplicaCount); got != 1 {
+					return fmt.Errorf("sync_replica_count %d, want 1", got)
+				}
+				return nil
+			})),
+		// pooler on: its endpoint is unknown until applied.
+		step(func(p *svcInPlaceParams) { p.pooler = true },
+			update(append(keeps("hostname", "port"),
+				plancheck.ExpectUnknownValue(addr, svcAttr("pooler_hostname")),
+				plancheck.ExpectUnknownValue(addr, svcAttr("pooler_port")))...),
+			resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrSet(addr, "pooler_hostname"),
+				emu(func(svc api.Service) error {
+					if svc.ConnectionPooler == nil {
+						return fmt.Errorf("pooler not enabled")
+					}
+					return nil
+				}))),
+		// environment.
+		step(func(p *svcInPlaceParams) { p.env = "PROD" },
+			update(keeps("hostname", "pooler_hostname")...),
+			emu(func(svc api.Service) error {
+				if got := deref(svc.Metadata.Environment); got != "PROD" {
+					return fmt.Errorf("environment %s, want PROD", got)
+				}
+				return nil
+			})),
+		// password.
+		step(func(p *svcInPlaceParams) { p.password = "Second-Passw0rd" },
+			update(keeps("hostname")...),
+			func(*terraform.State) error {
+				if got := srv.ServicePassword(testProjectID, id); got != "Second-Passw0rd" {
+					return fmt.Errorf("password %q, want Second-Passw0rd", got)
+				}
+				return nil
+			}),
+		// switch to the write-only password (version 1).
+		step(func(p *svcInPlaceParams) { p.password, p.wo, p.woVersion = "", "Wo-Passw0rd-1", 1 },
+			update(keeps("hostname")...),
+			func(*terraform.State) error {
+				if got := srv.ServicePassword(testProjectID, id); got != "Wo-Passw0rd-1" {
+					return fmt.Errorf("password %q, want Wo-Passw0rd-1", got)
+				}
+				return nil
+			}),
+		// new write-only password: only the version bump makes it apply.
+		step(func(p *svcInPlaceParams) { p.wo, p.woVersion = "Wo-Passw0rd-2", 2 },
+			update(keeps("hostname")...),
+			func(*terraform.State) error {
+				if got := srv.ServicePassword(testProjectID, id); got != "Wo-Passw0rd-2" {
+					return fmt.Errorf("password %q, want Wo-Passw0rd-2", got)
+				}
+				return nil
+			}),
+		// attach to VPC A: VPC endpoint unknown, the rest kept.
+		step(func(p *svcInPlaceParams) { p.vpc = vpcA },
+			update(append(keeps("hostname", "pooler_hostname"),
+				plancheck.ExpectUnknownValue(addr, svcAttr("vpc_hostname")),
+				plancheck.ExpectUnknownValue(addr, svcAttr("vpc_port")))...),
+			resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(addr, "vpc_id", vpcA),
+				resource.TestCheckResourceAttrSet(addr, "vpc_hostname"),
+				emu(func(svc api.Service) error {
+					if svc.VpcEndpoint == nil || deref(svc.VpcEndpoint.VpcID) != vpcA {
+						return fmt.Errorf("not attached to %s", vpcA)
+					}
+					return nil
+				}))),
+		// move to VPC B (detach, then attach).
+		step(func(p *svcInPlaceParams) { p.vpc = vpcB },
+			update(plancheck.ExpectUnknownValue(addr, svcAttr("vpc_hostname"))),
+			resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(addr, "vpc_id", vpcB),
+				emu(func(svc api.Service) error {
+					if svc.VpcEndpoint == nil || deref(svc.VpcEndpoint.VpcID) != vpcB {
+						return fmt.Errorf("not attached to %s", vpcB)
+					}
+					return nil
+				}))),
+		// detach: the VPC endpoint becomes null.
+		step(func(p *svcInPlaceParams) { p.vpc = "" },
+			update(
+				plancheck.ExpectKnownValue(addr, svcAttr("vpc_hostname"), knownvalue.Null()),
+				plancheck.ExpectKnownValue(addr, svcAttr("vpc_port"), knownvalue.Null())),
+			resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckNoResourceAttr(addr, "vpc_id"),
+				emu(func(svc api.Service) error {
+					if svc.VpcEndpoint != nil && deref(svc.VpcEndpoint.VpcID) != "" {
+						return fmt.Errorf("still attached: %+v", svc.VpcEndpoint)
+					}
+					return nil
+				}))),
+		// pooler off: its endpoint becomes null.
+		step(func(p *svcInPlaceParams) { p.pooler = false },
+			update(plancheck.ExpectKnownValue(addr, svcAttr("pooler_hostname"), knownvalue.Null())),
+			emu(func(svc api.Service) error {
+				if svc.ConnectionPooler != nil {
+					return fmt.Errorf("pooler still enabled")
+				}
+				return nil
+			})),
+	)))
+}

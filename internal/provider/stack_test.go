@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"testing"
 
@@ -11,9 +12,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
+	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator"
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/emulator/emulatortest"
 )
 
+// The stack: a VPC, a service attached to it, a replica set of the service and a peering of the VPC,
+// applied together (every resource at once, in its order): on a sound API, against a flaky one, and
+// planned through failing reads.
+
+// stackConfig is the stack, with the VPC's name and the replica set's size.
 func stackConfig(srv *emulatortest.Server, vpcName string, replicaNodes, replicaCPU, replicaMem int) string {
 	return providerBlock(srv) + fmt.Sprintf(`
 resource "dbcloud_vpc" "net" {
@@ -151,4 +158,142 @@ func TestAccStack_vpcServiceReplicaPeering(t *testing.T) {
 		return nil
 	}
 	resource.ParallelTest(t, tc)
+}
+
+// The full stack applies, changes and destroys against a flaky API: one request in ten is rate
+// limited (429), reads meet 502/503s, and the creates of the service, the VPC and the replica set are
+// carried out but their answers are lost (a 500, a dropped connection). Every create is sent exactly
+// once and adopted by looking; nothing is created twice and nothing is left behind.
+func TestAccFlakyAPI_stackSurvives(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) {
+		o.Faults = emulator.Faults{RateLimit: 0.1, RetryAfter: 0, Seed: 42}
+	})
+	srv.InjectFault("getService", emulator.FaultUnavailable, 3)
+	srv.InjectFault("listReplicaSets", emulator.FaultBadGateway, 2)
+	srv.InjectFault("getVPC", emulator.FaultUnavailable, 2)
+	srv.InjectFault("createService", emulator.FaultCommitThenFail, 1)
+	srv.InjectFault("createVPC", emulator.FaultCommitThenFail, 1)
+	srv.InjectFault("createReplicaSet", emulator.FaultCommitThenDrop, 1)
+
+	countStatus := func(status int) int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.Status == status {
+				n++
+			}
+		}
+		return n
+	}
+	var serviceID string
+	tc := testCase(t, srv,
+		resource.TestStep{
+			Config: stackConfig(srv, "flaky-net", 1, 500, 2),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction("dbcloud_service.db", plancheck.ResourceActionCreate),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				netTestCapture("dbcloud_service.db", "id", &serviceID),
+				resource.TestCheckResourceAttr("dbcloud_service.db", "status", "READY"),
+				resource.TestCheckResourceAttr("dbcloud_read_replica_set.reader", "status", "active"),
+				func(*terraform.State) error {
+					for op, want := range map[string]int{"createService": 1, "createVPC": 1, "createReplicaSet": 1} {
+						if got := srv.Calls(op); got != want {
+							return fmt.Errorf("%s sent %d times, want exactly %d (a lost answer must be resolved by looking)", op, got, want)
+						}
+					}
+					if n := len(srv.Services(testProjectID)); n != 1 {
+						return fmt.Errorf("%d services exist, want 1", n)
+					}
+					if countStatus(http.StatusTooManyRequests) == 0 || countStatus(http.StatusServiceUnavailable) == 0 {
+						return fmt.Errorf("the test did not exercise the faults: 429s=%d 503s=%d",
+							countStatus(http.StatusTooManyRequests), countStatus(http.StatusServiceUnavailable))
+					}
+					return nil
+				},
+			),
+		},
+		resource.TestStep{
+			Config: stackConfig(srv, "flaky-net-renamed", 2, 1000, 4),
+			ConfigPlanChecks: emptyPlanAfterApply(
+				plancheck.ExpectResourceAction("dbcloud_vpc.net", plancheck.ResourceActionUpdate),
+				// nodes 1 -> 2: the live API fixes a set's node count at create, so the set is replaced.
+				plancheck.ExpectResourceAction("dbcloud_read_replica_set.reader", plancheck.ResourceActionReplace),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr("dbcloud_service.db", "id", &serviceID),
+				resource.TestCheckResourceAttr("dbcloud_read_replica_set.reader", "nodes", "2"),
+			),
+		},
+	)
+	tc.CheckDestroy = func(*terraform.State) error {
+		srv.SetFaults(emulator.Faults{})
+		c := testClient(t, srv)
+		services, err := c.ListServices(context.Background())
+		if err != nil {
+			return err
+		}
+		vpcs, err := c.ListVPCs(context.Background())
+		if err != nil {
+			return err
+		}
+		// The list shows a DELETED service for a while after the destroy that saw it DELETED.
+		if live := notDeleted(services); len(live) != 0 || len(vpcs) != 0 {
+			return fmt.Errorf("after destroy %d services (not DELETED) and %d VPCs remain", len(live), len(vpcs))
+		}
+		return nil
+	}
+	resource.ParallelTest(t, tc)
+}
+
+// Issue 11, point 2: reads are retried. With a quarter of the GETs answered 500 (and the first two
+// service list and service reads for certain), planning the whole stack refreshes every resource without an error and
+// plans nothing; no write is sent.
+func TestAccRetryRead_planThroughGET500s(t *testing.T) {
+	srv := newTestEmulator(t, func(o *emulator.Options) { o.Faults.Seed = 11 })
+	config := stackConfig(srv, "retry-read-net", 1, 500, 2)
+	getErrors := func() (get500, writes int) {
+		for _, r := range srv.Requests() {
+			switch {
+			case r.Method == http.MethodGet && r.Status == http.StatusInternalServerError:
+				get500++
+			case r.Method != http.MethodGet:
+				writes++
+			}
+		}
+		return get500, writes
+	}
+	var writesBefore int
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{Config: config},
+		resource.TestStep{
+			PreConfig: func() {
+				_, writesBefore = getErrors()
+				srv.ResetRequests()
+				srv.SetModes(emulator.Modes{GetErrorRate: 0.25})
+				// Service Reads share one list request (refresh_cache.go): fail it and the GETs after it.
+				srv.InjectFault("listServices", emulator.FaultServerError, 2)
+				srv.InjectFault("getService", emulator.FaultServerError, 2)
+			},
+			Config:   config,
+			PlanOnly: true, // refresh, then plan: must succeed, and a plan that is not empty fails the step
+		},
+		resource.TestStep{
+			PreConfig: func() {
+				get500, writes := getErrors()
+				t.Logf("plan through failing reads: %d requests, %d GETs answered 500, %d writes", len(srv.Requests()), get500, writes)
+				if get500 < 2 {
+					t.Errorf("only %d GETs answered 500: the test did not exercise the retries", get500)
+				}
+				if writes != 0 {
+					t.Errorf("planning sent %d writes", writes)
+				}
+				srv.SetModes(emulator.Modes{})
+			},
+			Config:   config,
+			PlanOnly: true,
+		},
+	))
+	if writesBefore == 0 {
+		t.Errorf("the first apply sent no writes")
+	}
 }

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
 func validateCIDR(v types.String) []string {
@@ -84,10 +85,10 @@ func TestNetValidatorsFromLibrary(t *testing.T) {
 		}
 		return resp.Diagnostics.ErrorsCount()
 	}
-	var rsSchema resource.SchemaResponse
-	(&readReplicaSetResource{}).Schema(ctx, resource.SchemaRequest{}, &rsSchema)
-	var vpcSchema resource.SchemaResponse
-	(&vpcResource{}).Schema(ctx, resource.SchemaRequest{}, &vpcSchema)
+	var rsSchema fwresource.SchemaResponse
+	(&readReplicaSetResource{}).Schema(ctx, fwresource.SchemaRequest{}, &rsSchema)
+	var vpcSchema fwresource.SchemaResponse
+	(&vpcResource{}).Schema(ctx, fwresource.SchemaRequest{}, &vpcSchema)
 	for name, sch := range map[string]rschema.Schema{"read replica set": rsSchema.Schema, "vpc": vpcSchema.Schema} {
 		vs := sch.Attributes["name"].(rschema.StringAttribute).Validators
 		if n := run(vs, strings.Repeat("é", 100)); n != 0 {
@@ -123,4 +124,56 @@ func TestRegionCode(t *testing.T) {
 			t.Errorf("%q: %d errors, want 1", s, n)
 		}
 	}
+}
+
+// Every value whose form is known fails at plan, naming the attribute, before anything exists: region
+// codes of services, VPCs and peerings, and the service ids of a fork block and of a read replica set.
+func TestAccArgumentForms_validatedAtPlan(t *testing.T) {
+	srv := newTestEmulator(t)
+	const region = "must be a region code in the API's form"
+	const svcID = "must be a service id: 10 lower-case letters and digits"
+	cases := []struct{ body, want string }{
+		{`
+resource "dbcloud_service" "s" {
+  name        = "x"
+  region_code = "US-East-1"
+}`, "Attribute region_code " + region},
+		{`
+resource "dbcloud_vpc" "v" {
+  name        = "x"
+  cidr        = "10.0.0.0/16"
+  region_code = "useast1"
+}`, "Attribute region_code " + region},
+		{`
+resource "dbcloud_vpc_peering" "p" {
+  vpc_id           = "1234567890"
+  peer_account_id  = "123456789012"
+  peer_region_code = "us-east"
+  peer_vpc_id      = "vpc-0abc"
+}`, "Attribute peer_region_code " + region},
+		{`
+resource "dbcloud_service" "s" {
+  name = "x"
+  fork {
+    source_service_id = "Rp1pz7uyae "
+  }
+}`, "Attribute fork.source_service_id " + svcID},
+		{`
+resource "dbcloud_read_replica_set" "r" {
+  service_id = "rp1pz7uya"
+  name       = "x"
+  nodes      = 1
+  cpu_millis = 500
+  memory_gbs = 2
+}`, "Attribute service_id " + svcID},
+	}
+	steps := make([]resource.TestStep, 0, len(cases))
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{
+			Config:      providerBlock(srv) + c.body,
+			PlanOnly:    true,
+			ExpectError: words(c.want),
+		})
+	}
+	resource.ParallelTest(t, testCase(t, srv, steps...))
 }

@@ -2,7 +2,12 @@ package provider
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
 	"reflect"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -10,6 +15,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/dbcloud/terraform-provider-dbcloud/internal/api"
 )
@@ -177,5 +188,142 @@ func TestSetStateIsStateSet(t *testing.T) {
 	bad.Addons = types.SetValueMust(types.Int64Type, []attr.Value{types.Int64Value(1)}) // not the schema's type
 	if d := setState(ctx, &got, &bad); !d.HasError() {
 		t.Error("a value of another type written without an error")
+	}
+}
+
+// connectionURI is the vendor's form, and null or unknown with its endpoint.
+func TestConnectionURI(t *testing.T) {
+	got := connectionURI(types.StringValue("svc.example.test"), types.Int64Value(5432))
+	if want := "postgresql://tsdbadmin@svc.example.test:5432/tsdb?sslmode=require"; got.ValueString() != want {
+		t.Errorf("connectionURI = %s, want %s", got, want)
+	}
+	if v6 := connectionURI(types.StringValue("::1"), types.Int64Value(6432)); v6.ValueString() != "postgresql://tsdbadmin@[::1]:6432/tsdb?sslmode=require" {
+		t.Errorf("IPv6 host: %s", v6)
+	}
+	if !connectionURI(types.StringNull(), types.Int64Null()).IsNull() || !connectionURI(types.StringValue(""), types.Int64Value(1)).IsNull() {
+		t.Error("no endpoint: want null")
+	}
+	if !connectionURI(types.StringUnknown(), types.Int64Value(1)).IsUnknown() || !connectionURI(types.StringValue("h"), types.Int64Unknown()).IsUnknown() {
+		t.Error("endpoint not known yet: want unknown")
+	}
+}
+
+// uriOf checks that attribute uri of addr is the connection string of its host and port attributes.
+func uriOf(addr, uri, host, port string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[addr]
+		if !ok {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		a := rs.Primary.Attributes
+		want := "postgresql://tsdbadmin@" + net.JoinHostPort(a[host], a[port]) + "/tsdb?sslmode=require"
+		if a[host] == "" || a[uri] != want {
+			return fmt.Errorf("%s.%s = %q, want %q", addr, uri, a[uri], want)
+		}
+		if _, err := strconv.Atoi(a[port]); err != nil {
+			return fmt.Errorf("%s.%s = %q: %w", addr, port, a[port], err)
+		}
+		return nil
+	}
+}
+
+const uriConfig = `
+resource "dbcloud_service" "db" {
+  name                      = %q
+  connection_pooler_enabled = %t
+}
+resource "dbcloud_read_replica_set" "ro" {
+  service_id = dbcloud_service.db.id
+  name       = "ro"
+  cpu_millis = 500
+  memory_gbs = 2
+}
+data "dbcloud_service" "db" {
+  id = dbcloud_service.db.id
+  depends_on = [dbcloud_read_replica_set.ro]
+}
+data "dbcloud_services" "all" {
+  depends_on = [dbcloud_read_replica_set.ro]
+}
+data "dbcloud_read_replica_set" "ro" {
+  service_id = dbcloud_service.db.id
+  id         = dbcloud_read_replica_set.ro.id
+}
+`
+
+// connection_uri and pooler_connection_uri are in state, in the data sources and after import, and stay
+// known in the plan of an update that does not move the endpoint.
+func TestAccConnectionURI(t *testing.T) {
+	srv := newTestEmulator(t)
+	const svc, rs = "dbcloud_service.db", "dbcloud_read_replica_set.ro"
+	cfg := func(name string, pooler bool) string {
+		return providerBlock(srv) + fmt.Sprintf(uriConfig, name, pooler)
+	}
+	same := func(a, attrA, b, attrB string) statecheck.StateCheck {
+		return statecheck.CompareValuePairs(a, tfjsonpath.New(attrA), b, tfjsonpath.New(attrB), svcCompareSame{})
+	}
+	resource.ParallelTest(t, testCase(t, srv,
+		resource.TestStep{
+			Config: cfg("uri", true),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				uriOf(svc, "connection_uri", "hostname", "port"),
+				uriOf(svc, "pooler_connection_uri", "pooler_hostname", "pooler_port"),
+				uriOf(rs, "connection_uri", "hostname", "port"),
+				uriOf("data.dbcloud_service.db", "connection_uri", "hostname", "port"),
+				uriOf("data.dbcloud_read_replica_set.ro", "connection_uri", "hostname", "port"),
+			),
+			ConfigStateChecks: []statecheck.StateCheck{
+				same("data.dbcloud_service.db", "connection_uri", svc, "connection_uri"),
+				same("data.dbcloud_service.db", "pooler_connection_uri", svc, "pooler_connection_uri"),
+				same("data.dbcloud_read_replica_set.ro", "connection_uri", rs, "connection_uri"),
+				statecheck.ExpectKnownValue("data.dbcloud_services.all", tfjsonpath.New("services").AtSliceIndex(0).AtMapKey("connection_uri"),
+					knownvalue.StringRegexp(uriPattern)),
+				statecheck.ExpectKnownValue("data.dbcloud_service.db", tfjsonpath.New("read_replica_sets").AtSliceIndex(0).AtMapKey("connection_uri"),
+					knownvalue.StringRegexp(uriPattern)),
+			},
+		},
+		// A rename moves no endpoint: both strings stay known in the plan.
+		resource.TestStep{
+			Config: cfg("uri-renamed", true),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(svc, plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue(svc, tfjsonpath.New("connection_uri"), knownvalue.StringRegexp(uriPattern)),
+				plancheck.ExpectKnownValue(svc, tfjsonpath.New("pooler_connection_uri"), knownvalue.StringRegexp(uriPattern)),
+			}},
+		},
+		// Pooler off: its connection string is null in the plan already.
+		resource.TestStep{
+			Config: cfg("uri-renamed", false),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(svc, tfjsonpath.New("connection_uri"), knownvalue.StringRegexp(uriPattern)),
+				plancheck.ExpectKnownValue(svc, tfjsonpath.New("pooler_connection_uri"), knownvalue.Null()),
+			}},
+			Check: uriOf(svc, "connection_uri", "hostname", "port"),
+		},
+		resource.TestStep{ResourceName: svc, ImportState: true, ImportStateVerify: true,
+			ImportStateVerifyIgnore: []string{"password", "password_wo_version", "initial_password", "timeouts"}},
+		resource.TestStep{ResourceName: rs, ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"timeouts"},
+			ImportStateIdFunc: func(s *terraform.State) (string, error) {
+				r := s.RootModule().Resources[rs]
+				return r.Primary.Attributes["service_id"] + "/" + r.Primary.ID, nil
+			}},
+	))
+}
+
+// uriPattern matches a connection string of the vendor's form.
+var uriPattern = regexp.MustCompile(`^postgresql://tsdbadmin@[^:/@]+:[0-9]+/tsdb\?sslmode=require$`)
+
+// readOnlyConnectionURI adds the vendor's option, percent-encoded as libpq reads it.
+func TestReadOnlyConnectionURI(t *testing.T) {
+	got := readOnlyConnectionURI(connectionURI(types.StringValue("db.example.com"), types.Int64Value(5432)))
+	want := "postgresql://tsdbadmin@db.example.com:5432/tsdb?sslmode=require&options=-c%20tsdb_admin.read_only_connection%3Dtrue"
+	if got.ValueString() != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if u, err := url.Parse(got.ValueString()); err != nil || u.Query().Get("options") != "-c tsdb_admin.read_only_connection=true" {
+		t.Errorf("options decode to %q (%v)", u.Query().Get("options"), err)
+	}
+	if !readOnlyConnectionURI(types.StringNull()).IsNull() || !readOnlyConnectionURI(types.StringUnknown()).IsUnknown() {
+		t.Error("null and unknown are kept")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 )
 
@@ -61,15 +61,15 @@ func TestRegistryResourcesWrappedWithIdentityAndList(t *testing.T) {
 	p := &dbcloudProvider{}
 	var listed []string
 	for _, newList := range p.ListResources(ctx) {
-		var meta resource.MetadataResponse
-		newList().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dbcloud"}, &meta)
+		var meta fwresource.MetadataResponse
+		newList().Metadata(ctx, fwresource.MetadataRequest{ProviderTypeName: "dbcloud"}, &meta)
 		listed = append(listed, meta.TypeName)
 	}
 	var types []string
 	for _, newResource := range p.Resources(ctx) {
 		r := newResource()
-		var meta resource.MetadataResponse
-		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "dbcloud"}, &meta)
+		var meta fwresource.MetadataResponse
+		r.Metadata(ctx, fwresource.MetadataRequest{ProviderTypeName: "dbcloud"}, &meta)
 		name := meta.TypeName
 		types = append(types, name)
 		m, ok := r.(*managedResource)
@@ -80,8 +80,8 @@ func TestRegistryResourcesWrappedWithIdentityAndList(t *testing.T) {
 		if m.findPlaceholder == nil {
 			t.Errorf("%s: the wrapper has no lookup of a lost create", name)
 		}
-		var idResp resource.IdentitySchemaResponse
-		m.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &idResp)
+		var idResp fwresource.IdentitySchemaResponse
+		m.IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &idResp)
 		if len(idResp.IdentitySchema.Attributes) == 0 {
 			t.Errorf("%s: no identity schema", name)
 		}
@@ -105,9 +105,9 @@ func TestRegistryResourcesWrappedWithIdentityAndList(t *testing.T) {
 }
 
 // schemaOf is a resource's schema.
-func schemaOf(t *testing.T, r resource.Resource) schema.Schema {
+func schemaOf(t *testing.T, r fwresource.Resource) schema.Schema {
 	t.Helper()
-	var resp resource.SchemaResponse
-	r.Schema(t.Context(), resource.SchemaRequest{}, &resp)
+	var resp fwresource.SchemaResponse
+	r.Schema(t.Context(), fwresource.SchemaRequest{}, &resp)
 	return resp.Schema
 }
