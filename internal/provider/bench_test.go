@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"syscall"
 	"testing"
 	"time"
@@ -119,47 +118,11 @@ func (p *protoPlan) state(tb testing.TB, id string) ([]byte, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err := json.Marshal(jsonOf(v))
+	b, err := json.Marshal(plainValue(tb, v))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return b, read.Private
-}
-
-// jsonOf is v as Terraform writes it in a state file.
-func jsonOf(v tftypes.Value) any {
-	if v.IsNull() {
-		return nil
-	}
-	switch {
-	case v.Type().Is(tftypes.String):
-		var s string
-		_ = v.As(&s)
-		return s
-	case v.Type().Is(tftypes.Bool):
-		var b bool
-		_ = v.As(&b)
-		return b
-	case v.Type().Is(tftypes.Number):
-		var f big.Float
-		_ = v.As(&f)
-		return json.Number(f.Text('g', -1))
-	case v.Type().Is(tftypes.Object{}), v.Type().Is(tftypes.Map{}):
-		var m map[string]tftypes.Value
-		_ = v.As(&m)
-		out := make(map[string]any, len(m))
-		for k, e := range m {
-			out[k] = jsonOf(e)
-		}
-		return out
-	}
-	var l []tftypes.Value
-	_ = v.As(&l)
-	out := make([]any, 0, len(l))
-	for _, e := range l {
-		out = append(out, jsonOf(e))
-	}
-	return out
 }
 
 // plan makes the calls of one object's plan with nothing to change, and fails when the plan is not

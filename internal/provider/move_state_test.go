@@ -87,8 +87,8 @@ func moveRawState(t *testing.T, addr, source string, version int64, raw []byte, 
 }
 
 // plainValue is a value as Go values: nil, string, bool, int64 (a whole number), float64, []any or
-// map[string]any.
-func plainValue(t *testing.T, v tftypes.Value) any {
+// map[string]any (what a state file's JSON decodes to, and encodes from: BenchmarkPlanService).
+func plainValue(t testing.TB, v tftypes.Value) any {
 	t.Helper()
 	if v.IsNull() || !v.IsKnown() {
 		return nil
