@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -164,7 +165,8 @@ output "bad" {
 }
 
 // acceptanceCLIIsOpenTofu reports whether the CLI the acceptance tests run (TF_ACC_TERRAFORM_PATH, else
-// terraform on PATH) is OpenTofu.
+// terraform on PATH) is OpenTofu: a line of its version output starts with its name (the first one is
+// a warning when TF_CLI_CONFIG_FILE names a file that does not exist).
 func acceptanceCLIIsOpenTofu(t *testing.T) bool {
 	t.Helper()
 	bin, err := acceptanceCLIPath()
@@ -175,5 +177,7 @@ func acceptanceCLIIsOpenTofu(t *testing.T) bool {
 	if err != nil {
 		t.Fatalf("%s version: %v", bin, err)
 	}
-	return strings.HasPrefix(string(out), "OpenTofu")
+	return openTofuVersionLine.Match(out)
 }
+
+var openTofuVersionLine = regexp.MustCompile(`(?m)^OpenTofu v`)
