@@ -31,20 +31,8 @@ import (
 // drops them, twice.
 func TestCreateAndDrop(t *testing.T) {
 	ctx := t.Context()
-	m, err := pgbackend.Start(ctx, pgbackend.Options{})
-	if err != nil {
-		t.Fatalf("starting PostgreSQL (needs its server binaries): %v", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	in, _, err := m.Create(ctx, "logins0001", pgbackend.CreateOptions{Password: "admin-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	in := startInstance(t, "logins0001")
+	admin := adminSession(t, in)
 	for _, s := range []string{"CREATE ROLE app NOLOGIN", "GRANT app TO tsdbadmin", "CREATE TABLE items (v text)", "INSERT INTO items VALUES ('one')", "GRANT SELECT, INSERT ON items TO app"} {
 		if _, err := admin.Exec(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -202,15 +190,7 @@ func sqlState(err error) string {
 // without the marker.
 func TestDropLeftovers(t *testing.T) {
 	ctx := t.Context()
-	m, err := pgbackend.Start(ctx, pgbackend.Options{})
-	if err != nil {
-		t.Fatalf("starting PostgreSQL (needs its server binaries): %v", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	in, _, err := m.Create(ctx, "logins0002", pgbackend.CreateOptions{Password: "admin-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := startInstance(t, "logins0002")
 	made := func(spec Spec) *Target {
 		t.Helper()
 		tg, err := NewTarget(in.Host(), in.Port(), "", true)
@@ -233,11 +213,7 @@ func TestDropLeftovers(t *testing.T) {
 	unmarked := made(Spec{TTL: time.Hour})
 	self := made(Spec{TTL: time.Hour, Key: "aaaa"})
 	expired := made(Spec{TTL: time.Hour, Key: "aaaa"})
-	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	admin := adminSession(t, in)
 	if _, err := admin.Exec(ctx, "ALTER ROLE "+expired.Login+" VALID UNTIL '2000-01-01 00:00:00+00'"); err != nil {
 		t.Fatal(err)
 	}
@@ -281,20 +257,8 @@ func TestDropLeftovers(t *testing.T) {
 // runs as tsdbadmin: the login does not become a member of tsdbadmin.
 func TestAdminCallsOnlySystemFunctions(t *testing.T) {
 	ctx := t.Context()
-	m, err := pgbackend.Start(ctx, pgbackend.Options{})
-	if err != nil {
-		t.Fatalf("starting PostgreSQL (needs its server binaries): %v", err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
-	in, _, err := m.Create(ctx, "logins0003", pgbackend.CreateOptions{Password: "admin-pw"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := pgx.ConnectConfig(ctx, pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = admin.Close(context.WithoutCancel(ctx)) }()
+	in := startInstance(t, "logins0003")
+	admin := adminSession(t, in)
 	for _, s := range []string{"CREATE ROLE app NOLOGIN", "GRANT USAGE, CREATE ON SCHEMA public TO app", "CREATE ROLE planter LOGIN PASSWORD 'p' IN ROLE app"} {
 		if _, err := admin.Exec(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -338,4 +302,31 @@ func TestAdminCallsOnlySystemFunctions(t *testing.T) {
 	if err := admin.QueryRow(ctx, "SELECT pg_has_role('planter', 'tsdbadmin', 'MEMBER')").Scan(&member); err != nil || member {
 		t.Errorf("planter is a member of tsdbadmin after the admin session's calls (%v): it ran planter's function", err)
 	}
+}
+
+// startInstance starts PostgreSQL as the emulator's backend runs a service's, with one instance named
+// name whose tsdbadmin password is "admin-pw"; both stop when the test ends.
+func startInstance(t *testing.T, name string) *pgbackend.Instance {
+	t.Helper()
+	m, err := pgbackend.Start(t.Context(), pgbackend.Options{})
+	if err != nil {
+		t.Fatalf("starting PostgreSQL (needs its server binaries): %v", err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	in, _, err := m.Create(t.Context(), name, pgbackend.CreateOptions{Password: "admin-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// adminSession is a session of tsdbadmin on in's database, closed when the test ends.
+func adminSession(t *testing.T, in *pgbackend.Instance) *pgx.Conn {
+	t.Helper()
+	admin, err := pgx.ConnectConfig(t.Context(), pgbackend.ConnConfig(in.Host(), in.Port(), AdminRole, "admin-pw", Database))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = admin.Close(context.Background()) })
+	return admin
 }

@@ -25,8 +25,13 @@ import (
 // max_retries says otherwise) and the given attribute values (nil = null, unknownValue = unknown).
 func configureAs(t *testing.T, terraformVersion string, values map[string]any) *provider.ConfigureResponse {
 	t.Helper()
+	return configureProvider(&dbcloudProvider{version: "1.2.3", opts: options{backoff: testBackoff, apiRetry: testRetry}}, terraformVersion, values)
+}
+
+// configureProvider runs p's Configure as Terraform terraformVersion would ("" for none), with the
+// given attribute values of its schema (nil = null, unknownValue = unknown).
+func configureProvider(p *dbcloudProvider, terraformVersion string, values map[string]any) *provider.ConfigureResponse {
 	ctx := context.Background()
-	p := &dbcloudProvider{version: "1.2.3", opts: options{backoff: testBackoff, apiRetry: testRetry}}
 	var sresp provider.SchemaResponse
 	p.Schema(ctx, provider.SchemaRequest{}, &sresp)
 	objType := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
@@ -251,27 +256,7 @@ func TestProviderSettings_Invalid(t *testing.T) {
 // configure runs the provider's Configure with the given attribute values (nil = null, unknownValue = unknown).
 func configure(t *testing.T, values map[string]any) *provider.ConfigureResponse {
 	t.Helper()
-	ctx := context.Background()
-	p := &dbcloudProvider{version: "test", opts: options{backoff: wait.DefaultBackoff}}
-	var sresp provider.SchemaResponse
-	p.Schema(ctx, provider.SchemaRequest{}, &sresp)
-	objType := sresp.Schema.Type().TerraformType(ctx).(tftypes.Object)
-	attrs := map[string]tftypes.Value{}
-	for name, typ := range objType.AttributeTypes {
-		v, ok := values[name]
-		switch {
-		case !ok || v == nil:
-			attrs[name] = tftypes.NewValue(typ, nil)
-		case v == unknownValue:
-			attrs[name] = tftypes.NewValue(typ, tftypes.UnknownValue)
-		default:
-			attrs[name] = tftypes.NewValue(typ, v)
-		}
-	}
-	req := provider.ConfigureRequest{Config: tfsdk.Config{Schema: sresp.Schema, Raw: tftypes.NewValue(objType, attrs)}}
-	resp := &provider.ConfigureResponse{}
-	p.Configure(ctx, req, resp)
-	return resp
+	return configureProvider(&dbcloudProvider{version: "test", opts: options{backoff: wait.DefaultBackoff}}, "", values)
 }
 
 type unknown struct{}
