@@ -74,13 +74,15 @@ func (r *serviceResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		planInitialPassword(ctx, req, resp)
 		r.recordPause(ctx, req)
 	}
-	if !req.Plan.Raw.IsNull() && len(resp.RequiresReplace) == 0 {
+	// Only the plan of an existing service that stays: Terraform plans a replacement's new object as a
+	// create of its own (no prior state), which replaces nothing but is the replacement.
+	if !req.State.Raw.IsNull() && !req.Plan.Raw.IsNull() && len(resp.RequiresReplace) == 0 {
 		warnAllowReplacement(ctx, req, resp)
 	}
 }
 
-// warnAllowReplacement: a plan that replaces nothing while the configuration sets allow_replacement =
-// true warns that the guard is off, so that it is removed once the replacement it was set for is done.
+// warnAllowReplacement: the plan of a service that replaces nothing while the configuration sets
+// allow_replacement = true warns that the guard is off, so that it is removed once the replacement it was set for is done.
 func warnAllowReplacement(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if allow, d := attrsOf(req.Config.Raw).bool(ctx, "allow_replacement"); d.HasError() || !allow.ValueBool() {
 		return

@@ -264,8 +264,14 @@ resource "dbcloud_service" "db" {
 	// refuses deletes nothing either.
 	w.write(config("us-east-9", "  allow_replacement = true\n  lifecycle {\n    create_before_destroy = true\n  }\n"))
 	out, err := w.run("apply", "-auto-approve", "-input=false")
-	if err == nil || !words("Warning: The service and its data will be deleted", "Error: Could not create service", "us-east-9").MatchString(unboxed(out)) {
-		t.Errorf("allowed, create_before_destroy, a region the API refuses: %v, want the warning then the API's error:\n%s", err, diagnostics(out))
+	// Terraform prints the plan's warnings and the apply's error in either order.
+	if text := unboxed(out); err == nil || !words("Warning: The service and its data will be deleted").MatchString(text) ||
+		!words("Error: Could not create service", "us-east-9").MatchString(text) {
+		t.Errorf("allowed, create_before_destroy, a region the API refuses: %v, want the warning and the API's error:\n%s", err, diagnostics(out))
+	}
+	// The new service's own plan (a create) is the replacement, not a plan that replaces nothing.
+	if strings.Contains(out, "allow_replacement is on: the replacement guard is off") {
+		t.Errorf("a replacement warned that it replaces nothing:\n%s", diagnostics(out))
 	}
 	if svc, ok := srv.Service(testProjectID, e.id); !ok || deref(svc.Status) != api.READY {
 		t.Fatalf("create_before_destroy: service %s after the failed apply: found %t", e.id, ok)
